@@ -1,0 +1,1 @@
+"""Sentence encoders: backbones, pooling, model loading and conversion."""

