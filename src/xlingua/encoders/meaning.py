@@ -1,0 +1,59 @@
+"""Meaning embeddings on top of any frozen encoder: `load_encoder("BASE+meaning:PATH")`.
+
+PATH is a directory written by `xlingua meaning train` (or the model.pt file in it). The
+vectors are MLP_M(base vector), L2-normalized (Tiyajamorn et al. 2021)."""
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+import torch
+
+from xlingua.encoders.base import Encoder
+from xlingua.meaning.model import MeaningModel
+
+
+class MeaningEncoder(Encoder):
+    normalized = True
+
+    def __init__(self, base_encoder: Encoder, path: str):
+        file = Path(path)
+        if file.is_dir():
+            file = file / "model.pt"
+        if not file.exists():
+            raise FileNotFoundError(f"no meaning model at {path} (expected a directory with model.pt, or the file)")
+        self.base = base_encoder
+        self.model = MeaningModel.load(file)
+        cfg = self.model.config
+        if cfg.dim != base_encoder.dim:
+            raise ValueError(f"meaning model {file} expects {cfg.dim}-d vectors from {cfg.base or 'its base'}, "
+                             f"but {base_encoder.name} gives {base_encoder.dim}-d")
+        if cfg.base_fingerprint and cfg.base_fingerprint != base_encoder.fingerprint():
+            warnings.warn(f"meaning model {file} was trained on {cfg.base} ({cfg.base_fingerprint}); "
+                          f"now applied to {base_encoder.name} ({base_encoder.fingerprint()})")
+        self.path = str(file)
+        self.dim = cfg.dim
+        self.name = f"{base_encoder.name}+meaning"
+
+    def project(self, vectors: np.ndarray) -> np.ndarray:
+        """Meaning vectors from base vectors (lets callers reuse cached base embeddings)."""
+        with torch.no_grad():
+            m = self.model.mlp_m(torch.from_numpy(np.asarray(vectors, dtype=np.float32)))
+            m = torch.nn.functional.normalize(m, dim=-1)
+        return m.numpy()
+
+    def encode(self, texts: Sequence[str], lang: str | None = None, batch_size: int = 64,
+               show_progress: bool = False) -> np.ndarray:
+        # The base encoder does the batching and the progress bar; the MLP is cheap.
+        return self.project(self.base.encode(texts, lang=lang, batch_size=batch_size, show_progress=show_progress))
+
+    def _encode_batch(self, texts: list[str], lang: str | None) -> np.ndarray:
+        return self.project(self.base._encode_batch(texts, lang))
+
+    def fingerprint(self) -> str:
+        import hashlib
+
+        digest = hashlib.sha256(Path(self.path).read_bytes()).hexdigest()[:16]
+        return f"{self.base.fingerprint()}+meaning-{digest}"

@@ -1,0 +1,17 @@
+"""Meaning loss (Tiyajamorn et al. 2021, eq. 2):
+L_M = (1 - cos(s_M, t_M)) + max(0, cos(s_M, s'_M)) + max(0, cos(t_M, t'_M)),
+averaged over the batch. A translation pair (s, t) gets the same meaning vector; a random other
+sentence of the same language (s', t') is pushed to be no more than orthogonal, so the meaning
+part cannot just encode the language."""
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+class MeaningLoss(nn.Module):
+    def forward(self, s: torch.Tensor, t: torch.Tensor, s_neg: torch.Tensor, t_neg: torch.Tensor) -> torch.Tensor:
+        pos = 1 - F.cosine_similarity(s, t, dim=-1)
+        neg = F.relu(F.cosine_similarity(s, s_neg, dim=-1)) + F.relu(F.cosine_similarity(t, t_neg, dim=-1))
+        return (pos + neg).mean()

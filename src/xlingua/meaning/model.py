@@ -1,0 +1,53 @@
+"""The three networks of meaning embeddings: MLP_M (meaning part), MLP_L (language part) and
+MLP_I (language identification from the language part), on frozen encoder vectors."""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+import torch
+from torch import nn
+
+
+@dataclass
+class MeaningConfig:
+    dim: int
+    langs: list[str] = field(default_factory=list)  # index = language id for MLP_I
+    hidden: int = 0  # 0: same as dim
+    base: str = ""  # name of the base encoder the MLPs were trained on
+    base_fingerprint: str = ""
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def _mlp(d_in: int, hidden: int, d_out: int) -> nn.Sequential:
+    return nn.Sequential(nn.Linear(d_in, hidden), nn.ReLU(), nn.Linear(hidden, d_out))
+
+
+class MeaningModel(nn.Module):
+    def __init__(self, config: MeaningConfig):
+        super().__init__()
+        self.config = config
+        h = config.hidden or config.dim
+        self.mlp_m = _mlp(config.dim, h, config.dim)
+        self.mlp_l = _mlp(config.dim, h, config.dim)
+        self.mlp_i = _mlp(config.dim, h, max(len(config.langs), 1))
+
+    def forward(self, e: torch.Tensor):
+        """(meaning, language) parts of base vectors e."""
+        return self.mlp_m(e), self.mlp_l(e)
+
+    def save(self, path) -> None:
+        import os
+
+        tmp = f"{path}.tmp"
+        torch.save({"config": self.config.to_dict(), "state": self.state_dict()}, tmp)
+        os.replace(tmp, path)
+
+    @classmethod
+    def load(cls, path) -> "MeaningModel":
+        blob = torch.load(path, map_location="cpu", weights_only=True)
+        model = cls(MeaningConfig(**blob["config"]))
+        model.load_state_dict(blob["state"])
+        model.eval()
+        return model

@@ -1,0 +1,201 @@
+"""Training of the meaning MLPs on cached base embeddings of parallel pairs.
+
+Adam (lr 1e-4), batch 512, early stopping with patience 15 on the loss of a 10% validation
+split, as in the paper. `use_meaning` / `use_language` drop L_M / L_L (the paper's Table 6).
+"""
+from __future__ import annotations
+
+import json
+import os
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from xlingua.meaning.losses import LanguageLoss, MeaningLoss, ReconstructionLoss
+from xlingua.meaning.model import MeaningConfig, MeaningModel
+
+
+@dataclass
+class TrainConfig:
+    lr: float = 1e-4
+    batch_size: int = 512
+    max_epochs: int = 1000
+    patience: int = 15
+    val_fraction: float = 0.1
+    use_meaning: bool = True
+    use_language: bool = True
+    hidden: int = 0
+    seed: int = 0
+
+
+class _SameLanguageSampler:
+    """Draws s' and t' of the paper: for each row, another source sentence of the same
+    language and another English sentence, both from one pool of rows (a split)."""
+
+    def __init__(self, lang_ids: np.ndarray, pool: np.ndarray, seed: int):
+        self.seed = seed
+        self.reset()
+        self.lang_ids = lang_ids
+        self.pool = pool
+        self.groups = {int(g): pool[lang_ids[pool] == g] for g in np.unique(lang_ids[pool])}
+
+    def reset(self) -> None:
+        self.rng = np.random.default_rng(self.seed)
+
+    def __call__(self, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        s2 = np.empty_like(idx)
+        for g, members in self.groups.items():
+            mask = self.lang_ids[idx] == g
+            if not mask.any():
+                continue
+            pick = self.rng.integers(0, len(members), mask.sum())
+            # Avoid drawing the row itself when the group has another member.
+            same = members[pick] == idx[mask]
+            if len(members) > 1 and same.any():
+                pick[same] = (pick[same] + 1) % len(members)
+            s2[mask] = members[pick]
+        t2 = self.pool[self.rng.integers(0, len(self.pool), len(idx))]
+        return s2, t2
+
+
+class MeaningObjective(torch.nn.Module):
+    """L = L_R(s) + L_R(t) + L_M + L_L, with L_M / L_L optional."""
+
+    def __init__(self, model: MeaningModel, use_meaning: bool = True, use_language: bool = True):
+        super().__init__()
+        self.model = model
+        self.use_meaning = use_meaning
+        self.use_language = use_language
+        self.rec, self.mean, self.lang = ReconstructionLoss(), MeaningLoss(), LanguageLoss()
+
+    def forward(self, s, t, s2, t2, s_lang, t_lang) -> dict[str, torch.Tensor]:
+        (sm, sl), (tm, tl) = self.model(s), self.model(t)
+        parts = {"rec": self.rec(s, sm, sl) + self.rec(t, tm, tl)}
+        if self.use_meaning or self.use_language:
+            (s2m, s2l), (t2m, t2l) = self.model(s2), self.model(t2)
+        if self.use_meaning:
+            parts["meaning"] = self.mean(sm, tm, s2m, t2m)
+        if self.use_language:
+            parts["language"] = self.lang(sl, tl, s2l, t2l, self.model.mlp_i(sl), self.model.mlp_i(tl),
+                                          s_lang, t_lang)
+        parts["loss"] = sum(parts.values())
+        return parts
+
+
+def train_meaning(src: np.ndarray, tgt: np.ndarray, src_langs: list[str], out_dir, *,
+                  tgt_lang: str = "en", base_name: str = "", base_fingerprint: str = "",
+                  config: TrainConfig | None = None, show_progress: bool = True) -> dict:
+    """Train on base vectors of pairs (src[i] in src_langs[i], tgt[i] in tgt_lang); write
+    out_dir/model.pt (best validation loss) and out_dir/train_log.json; return the log."""
+    config = config or TrainConfig()
+    if src.shape != tgt.shape or len(src) != len(src_langs):
+        raise ValueError(f"src {src.shape}, tgt {tgt.shape} and {len(src_langs)} languages do not line up")
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    torch.manual_seed(config.seed)
+    rng = np.random.default_rng(config.seed)
+
+    langs = sorted(set(src_langs) | {tgt_lang})
+    lid = {l: i for i, l in enumerate(langs)}
+    s_lang = np.array([lid[l] for l in src_langs])
+    n = len(src)
+    perm = rng.permutation(n)
+    n_val = max(1, int(round(n * config.val_fraction)))
+    val_idx, train_idx = perm[:n_val], perm[n_val:]
+
+    model = MeaningModel(MeaningConfig(dim=src.shape[1], langs=langs, hidden=config.hidden,
+                                       base=base_name, base_fingerprint=base_fingerprint))
+    objective = MeaningObjective(model, config.use_meaning, config.use_language)
+    opt = torch.optim.Adam(model.parameters(), lr=config.lr)
+    S, T = torch.from_numpy(src.astype(np.float32)), torch.from_numpy(tgt.astype(np.float32))
+    en = np.full(n, lid[tgt_lang])
+    # Negatives for a split come from that split only; validation uses the same ones each epoch.
+    train_neg = _SameLanguageSampler(s_lang, train_idx, config.seed)
+    val_neg = _SameLanguageSampler(s_lang, val_idx, config.seed + 1)
+
+    def batch_parts(idx, sampler):
+        s2, t2 = sampler(idx)
+        return objective(S[idx], T[idx], S[s2], T[t2],
+                         torch.from_numpy(s_lang[idx]), torch.from_numpy(en[idx]))
+
+    def val_loss() -> dict[str, float]:
+        model.eval()
+        val_neg.reset()
+        totals = {}
+        with torch.no_grad():
+            for start in range(0, len(val_idx), config.batch_size):
+                idx = val_idx[start:start + config.batch_size]
+                for k, v in batch_parts(idx, val_neg).items():
+                    totals[k] = totals.get(k, 0.0) + float(v) * len(idx)
+        model.train()
+        return {k: v / len(val_idx) for k, v in totals.items()}
+
+    history, best, bad, best_epoch = [], float("inf"), 0, 0
+    start_time = time.time()
+    progress = _progress(config.max_epochs) if show_progress else None
+    try:
+        for epoch in range(1, config.max_epochs + 1):
+            order = rng.permutation(train_idx)
+            train_total = 0.0
+            for start in range(0, len(order), config.batch_size):
+                idx = order[start:start + config.batch_size]
+                loss = batch_parts(idx, train_neg)["loss"]
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+                train_total += loss.item() * len(idx)
+            val = val_loss()
+            history.append({"epoch": epoch, "train_loss": train_total / len(order), **{f"val_{k}": v for k, v in val.items()}})
+            if val["loss"] < best - 1e-6:
+                best, bad, best_epoch = val["loss"], 0, epoch
+                model.save(out / "model.pt")
+            else:
+                bad += 1
+            if progress:
+                progress[0].update(progress[1], advance=1, description=f"val {val['loss']:.4f} best {best:.4f}@{best_epoch}")
+            if bad >= config.patience:
+                break
+    finally:
+        if progress:
+            progress[0].stop()
+    log = {"config": asdict(config), "langs": langs, "n_train": len(train_idx), "n_val": len(val_idx),
+           "best_epoch": best_epoch, "best_val_loss": best, "epochs": len(history),
+           "seconds": round(time.time() - start_time, 1), "history": history}
+    tmp = out / "train_log.json.tmp"
+    tmp.write_text(json.dumps(log, indent=1))
+    os.replace(tmp, out / "train_log.json")
+    return log
+
+
+def _progress(total: int):
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    progress = Progress(TextColumn("[bold]meaning[/] epoch"), BarColumn(), MofNCompleteColumn(),
+                        TextColumn("{task.description}"), TimeElapsedColumn())
+    task = progress.add_task("", total=total)
+    progress.start()
+    return progress, task
+
+
+def train_from_corpus(base: str, langs: list[str], pairs_per_lang: int, out_dir, *,
+                      config: TrainConfig | None = None, corpus: str | None = None,
+                      show_progress: bool = True) -> dict:
+    """Embed a sample of l10n pairs with encoder `base` (cached) and train the MLPs on them."""
+    from xlingua.encoders.loading import load_encoder
+    from xlingua.meaning.data import embed_cached, read_l10n
+
+    config = config or TrainConfig()
+    pairs = read_l10n(langs, pairs_per_lang, seed=config.seed, root=corpus)
+    encoder = load_encoder(base)
+    src = embed_cached(encoder, pairs.src, show_progress=show_progress)
+    tgt = embed_cached(encoder, pairs.tgt, show_progress=show_progress)
+    log = train_meaning(src, tgt, pairs.langs, out_dir, base_name=encoder.name,
+                        base_fingerprint=encoder.fingerprint(), config=config, show_progress=show_progress)
+    log["data"] = {"corpus": "l10n train", "langs": langs, "pairs_per_lang": pairs_per_lang, "base": base}
+    tmp = Path(out_dir, "train_log.json.tmp")
+    tmp.write_text(json.dumps(log, indent=1))
+    os.replace(tmp, Path(out_dir, "train_log.json"))
+    return log
