@@ -1,0 +1,204 @@
+"""Step 1: read a monolingual corpus and split it into shards of sentences.
+
+Shard files: `text_NNNNN.txt` (one sentence a line), `offsets_NNNNN.npy` (byte offset of each
+line, for random access when writing the output) and `ids_NNNNN.txt` when the corpus has
+`id<TAB>sentence` lines. Blank lines are skipped (counted in the metadata); with dedup, a
+sentence seen before is skipped too and the first occurrence's id is kept.
+"""
+from __future__ import annotations
+
+import dataclasses
+import gzip
+import hashlib
+from pathlib import Path
+from typing import Iterator
+
+import numpy as np
+
+from xlingua.mining.cache import Step, atomic_path, file_fingerprint, save_npy
+from xlingua.mining.langs import check_script
+
+LANG_SAMPLE = 1000
+
+
+def read_corpus(path: str | Path) -> Iterator[tuple[int, str | None, str]]:
+    """Yield (line number, id or None, sentence) from a plain or .gz text file."""
+    try:
+        from xlingua.data.text import read_lines  # the project's shared line reader
+    except ImportError:
+        read_lines = None
+    if read_lines is not None:
+        yield from _from_shared_reader(read_lines, path)
+        return
+    yield from _read_plain(path)
+
+
+def _from_shared_reader(read_lines, path):
+    for item in read_lines(path):
+        if isinstance(item, tuple) and len(item) == 3:
+            yield item
+        else:
+            raise TypeError(f"unexpected item from xlingua.data.text.read_lines: {item!r}")
+
+
+def _read_plain(path):
+    path = Path(path)
+    opener = gzip.open if path.suffix == ".gz" else open
+    with opener(path, "rb") as raw:
+        has_ids = None
+        for no, line in enumerate(raw, 1):
+            try:
+                text = line.decode("utf-8").rstrip("\r\n")
+            except UnicodeDecodeError as exc:
+                raise ValueError(f"{path}:{no}: not valid UTF-8 ({exc.reason})") from None
+            if not text.strip():
+                yield no, None, ""
+                continue
+            tab = "\t" in text
+            if has_ids is None:
+                has_ids = tab
+            if tab != has_ids:
+                want = "id<TAB>sentence" if has_ids else "a sentence without TAB"
+                raise ValueError(f"{path}:{no}: expected {want} like the first line "
+                                 "(mixed id formats)")
+            if has_ids:
+                sid, text = text.split("\t", 1)
+                if "\t" in text:
+                    raise ValueError(f"{path}:{no}: more than one TAB (expected id<TAB>sentence)")
+                yield no, sid, text
+            else:
+                yield no, None, text
+
+
+@dataclasses.dataclass(frozen=True)
+class ShardConfig:
+    path: str
+    fingerprint: str
+    lang: str
+    shard_size: int = 100_000
+    dedup: bool = False
+    check_lang: bool = True
+
+
+def shard_config(path, lang: str, shard_size: int, dedup: bool, check_lang: bool = True) -> ShardConfig:
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"corpus not found: {path}")
+    # The path is kept for messages; the key ignores it (same content -> same shards).
+    return ShardConfig(str(path), file_fingerprint(path), lang, shard_size, dedup, check_lang)
+
+
+class ShardStep(Step):
+    name = "shard"
+
+    @property
+    def key(self) -> str:
+        from xlingua.mining.cache import stable_hash
+
+        cfg = dataclasses.replace(self.config, path="")
+        return stable_hash({"step": self.name, "config": cfg})
+
+    def run(self) -> dict:
+        if self.done():
+            return self.meta()
+        cfg = self.config
+        self.dir.mkdir(parents=True, exist_ok=True)
+        seen: set[bytes] = set()
+        texts, ids, shards = [], [], []
+        n_lines = n_blank = n_dup = longest = 0
+        has_ids = None
+        sample: list[str] = []
+        for no, sid, text in read_corpus(cfg.path):
+            n_lines = no
+            if not text.strip():
+                n_blank += 1
+                continue
+            if "\n" in text or "\r" in text:
+                raise ValueError(f"{cfg.path}:{no}: sentence contains a line break")
+            if has_ids is None:
+                has_ids = sid is not None
+            if len(sample) < LANG_SAMPLE:
+                sample.append(text)
+                if cfg.check_lang and len(sample) == LANG_SAMPLE:
+                    check_script(sample, cfg.lang, cfg.path)
+            if cfg.dedup:
+                digest = hashlib.blake2b(text.encode("utf-8"), digest_size=12).digest()
+                if digest in seen:
+                    n_dup += 1
+                    continue
+                seen.add(digest)
+            longest = max(longest, len(text))
+            texts.append(text)
+            ids.append(sid if sid is not None else str(no))
+            if len(texts) == cfg.shard_size:
+                shards.append(self._write_shard(len(shards), texts, ids))
+                texts, ids = [], []
+        if texts:
+            shards.append(self._write_shard(len(shards), texts, ids))
+        if not shards:
+            raise ValueError(f"{cfg.path}: no sentences ({n_lines} lines, {n_blank} blank); "
+                             "cannot mine an empty corpus")
+        if cfg.check_lang and len(sample) < LANG_SAMPLE:
+            check_script(sample, cfg.lang, cfg.path)
+        return self.finish({
+            "path": cfg.path, "lang": cfg.lang, "lines": n_lines, "blank": n_blank,
+            "duplicates_removed": n_dup, "sentences": int(sum(shards)), "shards": shards,
+            "has_ids": bool(has_ids), "longest_chars": longest,
+        })
+
+    def _write_shard(self, i: int, texts: list[str], ids: list[str]) -> int:
+        data = [(t + "\n").encode("utf-8") for t in texts]
+        offsets = np.zeros(len(data) + 1, dtype=np.int64)
+        np.cumsum([len(b) for b in data], out=offsets[1:])
+        with atomic_path(self.dir / f"text_{i:05d}.txt") as tmp:
+            tmp.write_bytes(b"".join(data))
+        save_npy(self.dir / f"offsets_{i:05d}.npy", offsets)
+        # Always written: without ids in the file, a sentence's id is its line number.
+        with atomic_path(self.dir / f"ids_{i:05d}.txt") as tmp:
+            tmp.write_text("".join(s + "\n" for s in ids), encoding="utf-8")
+        return len(texts)
+
+
+class ShardedCorpus:
+    """Random access to the sentences (and ids) of a finished ShardStep by global row."""
+
+    def __init__(self, step: ShardStep):
+        self.dir = step.dir
+        meta = step.meta()
+        self.sizes = meta["shards"]
+        self.starts = np.concatenate([[0], np.cumsum(self.sizes)]).astype(np.int64)
+        self.has_ids = meta["has_ids"]
+        self._ids: dict[int, list[str]] = {}
+
+    def __len__(self) -> int:
+        return int(self.starts[-1])
+
+    def shard_texts(self, i: int) -> list[str]:
+        return (self.dir / f"text_{i:05d}.txt").read_text(encoding="utf-8").split("\n")[:-1]
+
+    def lookup(self, rows: np.ndarray, with_ids: bool | None = None) -> tuple[list[str], list[str] | None]:
+        """Sentences (and ids) of the given global rows, reading one shard at a time."""
+        rows = np.asarray(rows, dtype=np.int64)
+        texts: list[str] = [""] * len(rows)
+        with_ids = self.has_ids if with_ids is None else with_ids
+        ids: list[str] | None = [""] * len(rows) if with_ids else None
+        shard_of = np.searchsorted(self.starts, rows, side="right") - 1
+        for s in np.unique(shard_of):
+            pos = np.nonzero(shard_of == s)[0]
+            local = rows[pos] - self.starts[s]
+            offsets = np.load(self.dir / f"offsets_{s:05d}.npy", mmap_mode="r")
+            with open(self.dir / f"text_{s:05d}.txt", "rb") as f:
+                for p, r in zip(pos, local):
+                    f.seek(int(offsets[r]))
+                    texts[p] = f.read(int(offsets[r + 1] - offsets[r]) - 1).decode("utf-8")
+            if ids is not None:
+                shard_ids = (self.dir / f"ids_{s:05d}.txt").read_text(encoding="utf-8").split("\n")
+                for p, r in zip(pos, local):
+                    ids[p] = shard_ids[r]
+        return texts, ids
+
+    def all_ids(self) -> list[str]:
+        out: list[str] = []
+        for s in range(len(self.sizes)):
+            out += (self.dir / f"ids_{s:05d}.txt").read_text(encoding="utf-8").split("\n")[:-1]
+        return out

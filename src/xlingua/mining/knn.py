@@ -1,0 +1,168 @@
+"""Steps 3-4: build the index of one side, then search it with every shard of the other.
+
+`IndexStep` picks the index by corpus size (xlingua.index.choose_index) unless told; an
+exact "Flat" index is not stored (it is the embeddings themselves), IVF/PQ ones are trained
+on an evenly spaced sample and saved. `KnnStep` writes `knn_NNNNN.npz` (scores D, ids I) per
+query shard, and for an approximate index measures recall@1/@k against exact search on a
+sample of queries."""
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import numpy as np
+
+from xlingua.index import (build_index, choose_index, exact_knn_streamed, flat_index, load_index,
+                           recall, save_index, search)
+from xlingua.index.factory import train_sample_size
+from xlingua.mining.cache import Step, atomic_path, save_npz, stable_hash
+
+RECALL_QUERIES = 1000
+
+
+def _emb_loader(emb_dir: str):
+    return lambda i: np.load(Path(emb_dir) / f"emb_{i:05d}.npy").astype(np.float32)
+
+
+@dataclasses.dataclass(frozen=True)
+class IndexConfig:
+    embed_key: str
+    embed_dir: str
+    sizes: tuple
+    dim: int
+    factory: str = "auto"
+    nprobe: int = 128
+    flat_max_bytes: int = 4 << 30
+
+
+class IndexStep(Step):
+    name = "index"
+
+    @property
+    def key(self) -> str:
+        cfg = dataclasses.replace(self.config, embed_dir="", factory=self.factory)
+        return stable_hash({"step": self.name, "config": cfg})
+
+    @property
+    def factory(self) -> str:
+        cfg = self.config
+        if cfg.factory != "auto":
+            return cfg.factory
+        return choose_index(int(sum(cfg.sizes)), cfg.dim, cfg.flat_max_bytes)
+
+    def run(self) -> dict:
+        if self.done():
+            return self.meta()
+        cfg, factory = self.config, self.factory
+        self.dir.mkdir(parents=True, exist_ok=True)
+        n = int(sum(cfg.sizes))
+        meta = {"factory": factory, "ntotal": n, "nprobe": cfg.nprobe if factory != "Flat" else None}
+        if factory != "Flat":
+            load = _emb_loader(cfg.embed_dir)
+            train = _sample(load, cfg.sizes, train_sample_size(factory, n))
+            index = build_index(factory, cfg.dim, train, (load(i) for i in range(len(cfg.sizes))),
+                                nprobe=cfg.nprobe)
+            with atomic_path(self.dir / "index.faiss") as tmp:
+                save_index(index, tmp)
+        return self.finish(meta)
+
+
+def _sample(load, sizes, n: int) -> np.ndarray:
+    """Evenly spaced rows across all shards (deterministic)."""
+    total = int(sum(sizes))
+    rows = np.unique(np.linspace(0, total - 1, num=min(n, total)).astype(np.int64))
+    starts = np.concatenate([[0], np.cumsum(sizes)])
+    parts = []
+    for s in range(len(sizes)):
+        local = rows[(rows >= starts[s]) & (rows < starts[s + 1])] - starts[s]
+        if len(local):
+            parts.append(load(s)[local])
+    return np.concatenate(parts)
+
+
+_INDEX_CACHE: dict = {}
+
+
+def _get_index(index_dir: str, factory: str, db_dir: str, n_db: int, nprobe: int):
+    """Load the database index once per process (local loop or Ray worker)."""
+    key = (index_dir, db_dir)
+    if key not in _INDEX_CACHE:
+        _INDEX_CACHE.clear()
+        if factory == "Flat":
+            _INDEX_CACHE[key] = flat_index(_emb_loader(db_dir), n_db)
+        else:
+            _INDEX_CACHE[key] = load_index(Path(index_dir) / "index.faiss", nprobe)
+    return _INDEX_CACHE[key]
+
+
+def knn_shard(query_dir: str, i: int, index_dir: str, factory: str, db_dir: str, n_db: int,
+              nprobe: int, k: int, out_path: str) -> str:
+    out = Path(out_path)
+    if out.exists():
+        return str(out)
+    index = _get_index(index_dir, factory, db_dir, n_db, nprobe)
+    d, idx = search(index, _emb_loader(query_dir)(i), k)
+    save_npz(out, D=d.astype(np.float32), I=idx.astype(np.int64))
+    return str(out)
+
+
+@dataclasses.dataclass(frozen=True)
+class KnnConfig:
+    index_key: str
+    index_dir: str
+    query_key: str
+    query_dir: str
+    db_dir: str
+    query_sizes: tuple
+    db_sizes: tuple
+    factory: str
+    nprobe: int
+    k: int
+
+
+class KnnStep(Step):
+    name = "knn"
+
+    @property
+    def key(self) -> str:
+        cfg = dataclasses.replace(self.config, index_dir="", query_dir="", db_dir="")
+        return stable_hash({"step": self.name, "config": cfg})
+
+    def shard_path(self, i: int) -> Path:
+        return self.dir / f"knn_{i:05d}.npz"
+
+    def load(self, i: int) -> tuple[np.ndarray, np.ndarray]:
+        with np.load(self.shard_path(i)) as z:
+            return z["D"], z["I"]
+
+    def run(self, runner) -> dict:
+        if self.done():
+            return self.meta()
+        cfg = self.config
+        self.dir.mkdir(parents=True, exist_ok=True)
+        todo = [i for i in range(len(cfg.query_sizes)) if not self.shard_path(i).exists()]
+        runner.map(knn_shard, [(cfg.query_dir, i, cfg.index_dir, cfg.factory, cfg.db_dir,
+                                len(cfg.db_sizes), cfg.nprobe, cfg.k, str(self.shard_path(i)))
+                               for i in todo], label="kNN search")
+        _INDEX_CACHE.clear()
+        meta = {"factory": cfg.factory, "k": min(cfg.k, int(sum(cfg.db_sizes)))}
+        if cfg.factory != "Flat":
+            meta["recall"] = self._measure_recall()
+        return self.finish(meta)
+
+    def _measure_recall(self) -> dict:
+        """Exact vs approximate top-k on evenly spaced queries."""
+        cfg = self.config
+        rows = np.unique(np.linspace(0, sum(cfg.query_sizes) - 1,
+                                     num=min(RECALL_QUERIES, sum(cfg.query_sizes))).astype(np.int64))
+        starts = np.concatenate([[0], np.cumsum(cfg.query_sizes)])
+        queries, approx = [], []
+        for s in range(len(cfg.query_sizes)):
+            local = rows[(rows >= starts[s]) & (rows < starts[s + 1])] - starts[s]
+            if len(local):
+                queries.append(_emb_loader(cfg.query_dir)(s)[local])
+                approx.append(self.load(s)[1][local])
+        queries, approx = np.concatenate(queries), np.concatenate(approx)
+        _, exact = exact_knn_streamed(queries, _emb_loader(cfg.db_dir), len(cfg.db_sizes),
+                                      approx.shape[1])
+        return recall(approx, exact)

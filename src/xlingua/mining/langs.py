@@ -1,0 +1,65 @@
+"""Language codes: reject codes that name no language, and catch a corpus that plainly is
+not in the language it was given as (e.g. --src-lang zh on an English file)."""
+from __future__ import annotations
+
+import re
+import unicodedata
+
+# ISO 639-1 codes.
+ISO639_1 = set("""aa ab ae af ak am an ar as av ay az ba be bg bh bi bm bn bo br bs ca ce ch co
+cr cs cu cv cy da de dv dz ee el en eo es et eu fa ff fi fj fo fr fy ga gd gl gn gu gv ha he
+hi ho hr ht hu hy hz ia id ie ig ii ik io is it iu ja jv ka kg ki kj kk kl km kn ko kr ks ku
+kv kw ky la lb lg li ln lo lt lu lv mg mh mi mk ml mn mr ms mt my na nb nd ne ng nl nn no nr
+nv ny oc oj om or os pa pi pl ps pt qu rm rn ro ru rw sa sc sd se sg si sk sl sm sn so sq sr
+ss st su sv sw ta te tg th ti tk tl tn to tr ts tt tw ty ug uk ur uz ve vi vo wa wo xh yi yo
+za zh zu""".split())
+
+# Scripts a language is written in (first word of the Unicode character name).
+SCRIPTS = {
+    "zh": {"CJK"}, "ja": {"CJK", "HIRAGANA", "KATAKANA"}, "ko": {"HANGUL", "CJK"},
+    "ru": {"CYRILLIC"}, "uk": {"CYRILLIC"}, "bg": {"CYRILLIC"}, "be": {"CYRILLIC"},
+    "sr": {"CYRILLIC", "LATIN"}, "mk": {"CYRILLIC"}, "kk": {"CYRILLIC"},
+    "ar": {"ARABIC"}, "fa": {"ARABIC"}, "ur": {"ARABIC"}, "he": {"HEBREW"}, "el": {"GREEK"},
+    "hi": {"DEVANAGARI"}, "mr": {"DEVANAGARI"}, "ne": {"DEVANAGARI"}, "th": {"THAI"},
+    "ka": {"GEORGIAN"}, "ta": {"TAMIL"}, "te": {"TELUGU"}, "am": {"ETHIOPIC"},
+    "bn": {"BENGALI"}, "hy": {"ARMENIAN"},
+}
+LATIN = {"en", "de", "fr", "es", "it", "pt", "nl", "pl", "cs", "fi", "hu", "id", "sw", "tr", "vi",
+         "ro", "sv", "da", "no", "nb", "et", "lv", "lt", "sk", "sl", "hr", "ca", "eu", "gl", "ms"}
+MIN_SHARE = 0.2
+_CODE = re.compile(r"^([a-z]{2,3})(?:[-_][A-Za-z0-9]{2,8})*$")
+
+
+def normalize_lang(code: str) -> str:
+    """Check a language code (ISO 639-1, or any three-letter 639-2/3 code, optionally with a
+    script/region suffix such as zh-Hans or pt_BR) and return its base in lower case."""
+    m = _CODE.match(code.strip()) if code else None
+    base = m.group(1).lower() if m else None
+    if base is None or (len(base) == 2 and base not in ISO639_1):
+        raise ValueError(f"unknown language code {code!r}: give an ISO 639 code such as "
+                         "en, zh, de or eng (optionally with a script/region, e.g. zh-Hans)")
+    return base
+
+
+def script_share(texts, scripts: set[str]) -> float:
+    """Share of letters written in one of `scripts`."""
+    letters = hit = 0
+    for text in texts:
+        for ch in text:
+            if ch.isalpha():
+                letters += 1
+                name = unicodedata.name(ch, "")
+                hit += name.split(" ", 1)[0] in scripts
+    return hit / letters if letters else 1.0
+
+
+def check_script(texts, lang: str, where: str) -> None:
+    """Raise if a sample of the corpus is (almost) never written in the language's script."""
+    scripts = SCRIPTS.get(lang) or ({"LATIN"} if lang in LATIN else None)
+    if not scripts:
+        return
+    share = script_share(texts, scripts)
+    if share < MIN_SHARE:
+        raise ValueError(f"{where}: only {share:.0%} of the letters are in the "
+                         f"{'/'.join(sorted(scripts)).lower()} script expected for language "
+                         f"{lang!r}; check the language code (or pass --skip-lang-check)")
