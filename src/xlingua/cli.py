@@ -14,5 +14,54 @@ app.add_typer(bench_app, name="bench")
 MODEL_HELP = "Encoder spec: bundled, bundled:torch, use, laser:PATH, BASE+meaning:PATH, or a model dir / hub name."
 
 
+@app.command("mine")
+def mine_command(
+    src: str = typer.Argument(..., help="Source corpus: one sentence a line (or id<TAB>sentence), plain or .gz."),
+    tgt: str = typer.Argument(..., help="Target corpus, same format."),
+    output: str = typer.Option(..., "-o", "--output", help="Output pairs, gzipped TSV (score, src, tgt[, ids])."),
+    src_lang: str = typer.Option(..., "--src-lang", help="Source language code (ISO 639)."),
+    tgt_lang: str = typer.Option(..., "--tgt-lang", help="Target language code (ISO 639)."),
+    model: str = typer.Option("bundled", "--model", "-m", help=MODEL_HELP),
+    workdir: str = typer.Option(None, "--workdir", help="Cache of every step (default $XLINGUA_HOME/mine)."),
+    margin: str = typer.Option("ratio", help="ratio | distance | absolute (plain cosine) | csls | inbatch."),
+    k: int = typer.Option(4, "--k", help="Neighbours for the margin."),
+    mode: str = typer.Option("max", help="forward | backward | intersect | max | union."),
+    threshold: float = typer.Option(None, help="Keep pairs with score >= T."),
+    dedup: bool = typer.Option(False, "--dedup", help="Drop repeated sentences on each side before mining."),
+    calibrate: str = typer.Option(None, "--calibrate", help="Gold pairs (src-id<TAB>tgt-id): use the F1-best threshold, report P/R/F1."),
+    ray: str = typer.Option(None, "--ray", help="Run shard tasks on Ray: 'local' or a cluster address (ray://host:10001 or auto)."),
+    index: str = typer.Option("auto", help="auto (Flat while it fits, else IVF-PQ by size), Flat, or a FAISS factory string."),
+    nprobe: int = typer.Option(128, help="Inverted lists visited per query (IVF indexes)."),
+    shard_size: int = typer.Option(100_000, help="Sentences per shard (bounds memory)."),
+    batch_size: int = typer.Option(64, help="Encoder batch size."),
+    skip_lang_check: bool = typer.Option(False, "--skip-lang-check", help="Don't check that each corpus is written in its language's script."),
+):
+    """Mine parallel sentence pairs from two monolingual corpora (LASER / stopes style)."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from xlingua.mining import MineConfig, mine, summary_path
+
+    config = MineConfig(src_lang, tgt_lang, model=model, margin=margin, k=k, mode=mode,
+                        threshold=threshold, dedup=dedup, shard_size=shard_size, index=index,
+                        nprobe=nprobe, batch_size=batch_size, check_lang=not skip_lang_check)
+    try:
+        summary = mine(src, tgt, output, config, workdir=workdir, ray=ray, calibrate=calibrate)
+    except (ValueError, FileNotFoundError, OSError) as exc:
+        typer.secho(f"error: {exc}", fg=typer.colors.RED, err=True)
+        raise typer.Exit(2)
+    table = Table(title=f"mined {summary['written']:,} pairs -> {output}")
+    for col in ("stage", "seconds", "cached", "peak RSS MiB"):
+        table.add_column(col)
+    for name, t in summary["timings"].items():
+        table.add_row(name, f"{t['seconds']:.2f}", "yes" if t["cached"] else "", f"{t['peak_rss_mb']:.0f}")
+    Console().print(table)
+    if summary["calibration"]:
+        c = summary["calibration"]
+        typer.echo(f"calibrated threshold {c['threshold']:.6f}: P {c['precision']:.4f} "
+                   f"R {c['recall']:.4f} F1 {c['f1']:.4f}")
+    typer.echo(f"summary: {summary_path(output)}")
+
+
 if __name__ == "__main__":
     app()
