@@ -11,6 +11,12 @@ app = typer.Typer(
 bench_app = typer.Typer(no_args_is_help=True, help="Speed and quality benchmarks.")
 app.add_typer(bench_app, name="bench")
 
+from xlingua.laser.cli import laser_app  # noqa: E402  (issue 6)
+from xlingua.meaning.cli import meaning_app  # noqa: E402  (issue 6)
+
+app.add_typer(meaning_app, name="meaning")
+app.add_typer(laser_app, name="laser")
+
 MODEL_HELP = "Encoder spec: bundled, bundled:torch, use, laser:PATH, BASE+meaning:PATH, or a model dir / hub name."
 
 

@@ -1,0 +1,47 @@
+"""A BiLSTM LASER encoder trained by `xlingua laser train`: `load_encoder("laser:DIR")`.
+
+DIR holds encoder.pt and spm.model. Vectors are the max-pooled BiLSTM states (not normalized;
+use cosine). Inputs are never truncated: the LSTM reads any length."""
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from xlingua.encoders.base import Encoder
+from xlingua.laser.data import pad_batch
+from xlingua.laser.model import BiLSTMEncoder, LaserConfig
+from xlingua.laser.vocab import load_vocab
+
+
+class LaserEncoder(Encoder):
+    normalized = False
+
+    def __init__(self, path: str, threads: int | None = None):
+        root = Path(path)
+        missing = [f for f in ("encoder.pt", "spm.model") if not (root / f).exists()]
+        if missing:
+            raise FileNotFoundError(f"{path} is not a LASER model directory: missing {', '.join(missing)}")
+        blob = torch.load(root / "encoder.pt", map_location="cpu", weights_only=True)
+        self.config = LaserConfig(**blob["config"])
+        self.net = BiLSTMEncoder(self.config)
+        self.net.load_state_dict(blob["state"])
+        self.net.eval()
+        self.sp = load_vocab(root / "spm.model")
+        if threads:
+            torch.set_num_threads(threads)
+        self.path = root
+        self.dim = self.net.dim
+        self.name = f"laser:{root.name}"
+
+    def _encode_batch(self, texts: list[str], lang: str | None) -> np.ndarray:
+        tokens, lengths = pad_batch(self.sp.encode(texts))
+        with torch.no_grad():
+            return self.net(tokens, lengths).numpy()
+
+    def fingerprint(self) -> str:
+        h = hashlib.sha256((self.path / "encoder.pt").read_bytes())
+        h.update((self.path / "spm.model").read_bytes())
+        return f"laser-{h.hexdigest()[:16]}"
