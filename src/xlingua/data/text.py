@@ -1,0 +1,158 @@
+"""Reading sentences from text files, one a line, as a stream.
+
+Inputs are plain or gzip files (detected by their magic bytes, not the name) or `-` for
+stdin. Each line is one sentence, or `id<TAB>sentence` when `ids=True`. Defined behaviour for
+bad input, so that lines and output rows never drift apart:
+
+- invalid UTF-8: an error naming file and line, unless errors="replace" (U+FFFD substituted);
+- a NUL byte: always an error naming file and line (usually a binary file given by mistake);
+- empty lines: kept, as empty strings, so row i is always line i;
+- very long lines: kept whole (the encoder's window policy applies); above `max_chars` an
+  error naming file and line (raise `max_chars` to accept them);
+- missing or unreadable files: a one-line error before anything is read;
+- a line ending: "\\n" or "\\r\\n" is removed; a UTF-8 byte-order mark at the start is dropped.
+"""
+from __future__ import annotations
+
+import gzip
+import os
+import sys
+from dataclasses import dataclass
+from typing import IO, Iterable, Iterator
+
+#: above this many characters a line is an error (100k-character lines are fine by default)
+DEFAULT_MAX_CHARS = 1_000_000
+ERRORS = ("strict", "replace")
+_GZIP_MAGIC = b"\x1f\x8b"
+_BOM = b"\xef\xbb\xbf"
+
+
+class InputError(ValueError):
+    """Bad input, with the file and line it was found at."""
+
+
+@dataclass(frozen=True)
+class Line:
+    path: str
+    number: int  # 1-based, within its file
+    text: str
+    id: str | None = None
+
+
+def check_readable(paths: Iterable[str]) -> list[str]:
+    """Fail early, with one line, on inputs that do not exist or cannot be read."""
+    paths = list(paths)
+    if not paths:
+        raise InputError("no input given (use - for stdin)")
+    for path in paths:
+        if path == "-":
+            continue
+        if not os.path.exists(path):
+            raise InputError(f"{path}: no such file")
+        if os.path.isdir(path):
+            raise InputError(f"{path}: is a directory, not a text file")
+        if not os.access(path, os.R_OK):
+            raise InputError(f"{path}: permission denied")
+    if paths.count("-") > 1:
+        raise InputError("stdin (-) can be given only once")
+    return paths
+
+
+def open_binary(path: str) -> IO[bytes]:
+    """Open a file for reading bytes, gunzipping when it starts with the gzip magic."""
+    if path == "-":
+        raw = sys.stdin.buffer
+        head = raw.peek(2)[:2] if hasattr(raw, "peek") else b""
+        return gzip.GzipFile(fileobj=raw) if head == _GZIP_MAGIC else raw
+    try:
+        f = open(path, "rb")
+    except OSError as e:
+        raise InputError(f"{path}: {e.strerror or e}") from None
+    if f.read(2) == _GZIP_MAGIC:
+        f.seek(0)
+        return gzip.GzipFile(fileobj=f, mode="rb")
+    f.seek(0)
+    return f
+
+
+def read_lines(
+    paths: Iterable[str] | str,
+    errors: str = "strict",
+    max_chars: int | None = DEFAULT_MAX_CHARS,
+    ids: bool = False,
+) -> Iterator[Line]:
+    """Yield every line of every input in order, one at a time (never the whole file)."""
+    if isinstance(paths, (str, os.PathLike)):
+        paths = [os.fspath(paths)]
+    if errors not in ERRORS:
+        raise ValueError(f"errors must be one of {ERRORS}, got {errors!r}")
+    for path in check_readable([os.fspath(p) for p in paths]):
+        yield from _read_one(path, errors, max_chars, ids)
+
+
+def _read_one(path: str, errors: str, max_chars: int | None, ids: bool) -> Iterator[Line]:
+    name = "<stdin>" if path == "-" else path
+    f = open_binary(path)
+    number = 0
+    # A line can't hold more than 4 bytes per character: reading at most that much keeps a
+    # newline-free multi-gigabyte "line" out of memory.
+    limit = -1 if max_chars is None else 4 * max_chars + 3
+    try:
+        while True:
+            try:
+                raw = f.readline(limit)
+            except (OSError, EOFError, gzip.BadGzipFile) as e:
+                raise InputError(f"{name}:{number + 1}: cannot read (corrupt gzip?): {e}") from None
+            if not raw:
+                return
+            number += 1
+            if number == 1 and raw.startswith(_BOM):
+                raw = raw[len(_BOM):]
+            if raw.endswith(b"\n"):
+                raw = raw[:-2] if raw.endswith(b"\r\n") else raw[:-1]
+            elif len(raw) == limit:
+                raise InputError(f"{name}:{number}: line is over --max-chars {max_chars:,}; "
+                                 "raise --max-chars to embed it whole")
+            if b"\x00" in raw:
+                raise InputError(f"{name}:{number}: NUL byte in line (binary file?)")
+            try:
+                text = raw.decode("utf-8", errors=errors)
+            except UnicodeDecodeError as e:
+                raise InputError(
+                    f"{name}:{number}: invalid UTF-8 at byte {e.start} of the line; "
+                    "pass --errors replace to substitute U+FFFD"
+                ) from None
+            if max_chars is not None and len(text) > max_chars:
+                raise InputError(
+                    f"{name}:{number}: line has {len(text):,} characters, over --max-chars "
+                    f"{max_chars:,}; raise --max-chars to embed it whole"
+                )
+            key = None
+            if ids:
+                key, sep, text = text.partition("\t")
+                if not sep:
+                    raise InputError(f"{name}:{number}: expected id<TAB>sentence (no tab found)")
+            yield Line(name, number, text, key)
+    finally:
+        if path != "-":
+            f.close()
+
+
+def count_lines(paths: Iterable[str], errors: str = "strict", max_chars: int | None = DEFAULT_MAX_CHARS,
+                ids: bool = False) -> int:
+    """Count (and so validate) all lines; bad input fails here, before any model runs."""
+    return sum(1 for _ in read_lines(paths, errors=errors, max_chars=max_chars, ids=ids))
+
+
+def spool_stdin(dest: str) -> str:
+    """Copy stdin to a file so that it can be read twice (count, then embed)."""
+    with open(dest, "wb") as out:
+        src = sys.stdin.buffer
+        while chunk := src.read(1 << 20):
+            out.write(chunk)
+    return dest
+
+
+__all__ = ["DEFAULT_MAX_CHARS", "ERRORS", "InputError", "Line", "check_readable", "count_lines",
+           "open_binary", "read_lines", "spool_stdin"]
+
