@@ -102,14 +102,21 @@ class Step:
     """One cached pipeline step: a config (dataclass) -> a directory of artefacts."""
 
     name = "step"
+    #: bump when the step's code changes its output, so old caches are not reused
+    version = 1
 
     def __init__(self, config, workdir: str | os.PathLike):
         self.config = config
         self.workdir = Path(workdir)
 
+    def key_config(self):
+        """The config as it enters the key (subclasses blank out paths that don't matter)."""
+        return self.config
+
     @property
     def key(self) -> str:
-        return stable_hash({"step": self.name, "config": self.config})
+        versioned = {"version": self.version} if self.version > 1 else {}
+        return stable_hash({"step": self.name, "config": self.key_config(), **versioned})
 
     @property
     def dir(self) -> Path:

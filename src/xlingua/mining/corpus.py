@@ -8,66 +8,38 @@ sentence seen before is skipped too and the first occurrence's id is kept.
 from __future__ import annotations
 
 import dataclasses
-import gzip
 import hashlib
 from pathlib import Path
 from typing import Iterator
 
 import numpy as np
 
-from xlingua.mining.cache import Step, atomic_path, file_fingerprint, save_npy
+from xlingua.data.text import InputError, read_lines
+from xlingua.mining.cache import Step, atomic_path, file_fingerprint, save_npy, stable_hash
 from xlingua.mining.langs import check_script
 
 LANG_SAMPLE = 1000
 
 
+def has_ids(path: str | Path) -> bool:
+    """A corpus has ids when its first non-blank line is `id<TAB>sentence`."""
+    for line in read_lines(path):
+        if line.text.strip():
+            return "\t" in line.text
+    return False
+
+
 def read_corpus(path: str | Path) -> Iterator[tuple[int, str | None, str]]:
-    """Yield (line number, id or None, sentence) from a plain or .gz text file."""
-    try:
-        from xlingua.data.text import read_lines  # the project's shared line reader
-    except ImportError:
-        read_lines = None
-    if read_lines is not None:
-        yield from _from_shared_reader(read_lines, path)
-        return
-    yield from _read_plain(path)
-
-
-def _from_shared_reader(read_lines, path):
-    for item in read_lines(path):
-        if isinstance(item, tuple) and len(item) == 3:
-            yield item
-        else:
-            raise TypeError(f"unexpected item from xlingua.data.text.read_lines: {item!r}")
-
-
-def _read_plain(path):
-    path = Path(path)
-    opener = gzip.open if path.suffix == ".gz" else open
-    with opener(path, "rb") as raw:
-        has_ids = None
-        for no, line in enumerate(raw, 1):
-            try:
-                text = line.decode("utf-8").rstrip("\r\n")
-            except UnicodeDecodeError as exc:
-                raise ValueError(f"{path}:{no}: not valid UTF-8 ({exc.reason})") from None
-            if not text.strip():
-                yield no, None, ""
-                continue
-            tab = "\t" in text
-            if has_ids is None:
-                has_ids = tab
-            if tab != has_ids:
-                want = "id<TAB>sentence" if has_ids else "a sentence without TAB"
-                raise ValueError(f"{path}:{no}: expected {want} like the first line "
-                                 "(mixed id formats)")
-            if has_ids:
-                sid, text = text.split("\t", 1)
-                if "\t" in text:
-                    raise ValueError(f"{path}:{no}: more than one TAB (expected id<TAB>sentence)")
-                yield no, sid, text
-            else:
-                yield no, None, text
+    """Yield (line number, id or None, sentence) with the project's line reader (plain or
+    gzip; errors name file and line). Every line must follow the first line's id format."""
+    ids = has_ids(path)
+    for line in read_lines(path, ids=ids):
+        if "\t" in line.text:
+            want = "id<TAB>sentence" if ids else "a sentence without TAB, like the first line"
+            raise InputError(f"{line.path}:{line.number}: expected {want} (mixed id formats)")
+        if ids and not line.id.strip():
+            raise InputError(f"{line.path}:{line.number}: empty id")
+        yield line.number, line.id, line.text
 
 
 @dataclasses.dataclass(frozen=True)
@@ -91,12 +63,8 @@ def shard_config(path, lang: str, shard_size: int, dedup: bool, check_lang: bool
 class ShardStep(Step):
     name = "shard"
 
-    @property
-    def key(self) -> str:
-        from xlingua.mining.cache import stable_hash
-
-        cfg = dataclasses.replace(self.config, path="")
-        return stable_hash({"step": self.name, "config": cfg})
+    def key_config(self):
+        return dataclasses.replace(self.config, path="")
 
     def run(self) -> dict:
         if self.done():

@@ -24,6 +24,12 @@ class EmbedConfig:
     batch_size: int = 64
 
 
+def load_embeddings(path) -> np.ndarray:
+    """float16 file -> float32 rows, renormalized (rounding to float16 moves norms by ~1e-3),
+    so inner products are exactly the cosines of the stored vectors."""
+    return normalize_rows(np.load(path).astype(np.float32))
+
+
 def resolve_encoder(encoder: Encoder | str) -> Encoder:
     if isinstance(encoder, Encoder):
         return encoder
@@ -50,18 +56,14 @@ def embed_shard(shard_dir: str, i: int, out_path: str, encoder, lang: str, batch
 class EmbedStep(Step):
     name = "embed"
 
-    @property
-    def key(self) -> str:
-        from xlingua.mining.cache import stable_hash
-
-        cfg = dataclasses.replace(self.config, shards_dir="")
-        return stable_hash({"step": self.name, "config": cfg})
+    def key_config(self):
+        return dataclasses.replace(self.config, shards_dir="")
 
     def shard_path(self, i: int) -> Path:
         return self.dir / f"emb_{i:05d}.npy"
 
     def load(self, i: int) -> np.ndarray:
-        return np.load(self.shard_path(i)).astype(np.float32)
+        return load_embeddings(self.shard_path(i))
 
     def run(self, encoder, runner) -> dict:
         if self.done():

@@ -16,12 +16,13 @@ from xlingua.index import (build_index, choose_index, exact_knn_streamed, flat_i
                            recall, save_index, search)
 from xlingua.index.factory import train_sample_size
 from xlingua.mining.cache import Step, atomic_path, save_npz, stable_hash
+from xlingua.mining.embed import load_embeddings
 
 RECALL_QUERIES = 1000
 
 
 def _emb_loader(emb_dir: str):
-    return lambda i: np.load(Path(emb_dir) / f"emb_{i:05d}.npy").astype(np.float32)
+    return lambda i: load_embeddings(Path(emb_dir) / f"emb_{i:05d}.npy")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -37,11 +38,10 @@ class IndexConfig:
 
 class IndexStep(Step):
     name = "index"
+    version = 2
 
-    @property
-    def key(self) -> str:
-        cfg = dataclasses.replace(self.config, embed_dir="", factory=self.factory)
-        return stable_hash({"step": self.name, "config": cfg})
+    def key_config(self):
+        return dataclasses.replace(self.config, embed_dir="", factory=self.factory)
 
     @property
     def factory(self) -> str:
@@ -122,11 +122,10 @@ class KnnConfig:
 
 class KnnStep(Step):
     name = "knn"
+    version = 2  # v2: inner products of renormalized float16 vectors
 
-    @property
-    def key(self) -> str:
-        cfg = dataclasses.replace(self.config, index_dir="", query_dir="", db_dir="")
-        return stable_hash({"step": self.name, "config": cfg})
+    def key_config(self):
+        return dataclasses.replace(self.config, index_dir="", query_dir="", db_dir="")
 
     def shard_path(self, i: int) -> Path:
         return self.dir / f"knn_{i:05d}.npz"
