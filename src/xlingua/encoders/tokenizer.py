@@ -105,6 +105,8 @@ def build_e5_tokenizer(pieces: Sequence[str], scores: Sequence[float], unk: int,
 class E5Tokenizer:
     """Exact engine tokenization: prefix, per-codepoint map, then the `tokenizers` pipeline."""
 
+    kind = "e5"
+
     def __init__(self, tokenizer, normalization: dict[int, str], prefix: str = "query: "):
         self.tokenizer = tokenizer
         self.table = {cp: out for cp, out in normalization.items()}
@@ -150,11 +152,24 @@ class E5Tokenizer:
 class HFTokenizer:
     """Any `transformers` tokenizer behind the same small interface as `E5Tokenizer`."""
 
+    kind = "hf"
+
     def __init__(self, tokenizer, prefix: str = ""):
         self.tokenizer = tokenizer
         self.prefix = prefix
         self.pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
-        self.num_special = len(tokenizer.build_inputs_with_special_tokens([]))
+        # The special tokens around one sequence, read off an example ("[CLS] x [SEP]").
+        probe = "hello world"
+        content = tokenizer(probe, add_special_tokens=False)["input_ids"]
+        full = tokenizer(probe, add_special_tokens=True)["input_ids"]
+        for i in range(len(full) - len(content) + 1):
+            if full[i : i + len(content)] == content:
+                self.head, self.tail = full[:i], full[i + len(content) :]
+                break
+        else:
+            raise ValueError(f"cannot find where {type(tokenizer).__name__} puts its special "
+                             "tokens around a text")
+        self.num_special = len(self.head) + len(self.tail)
 
     def content_ids(self, texts: Sequence[str]) -> list[list[int]]:
         enc = self.tokenizer([self.prefix + t for t in texts], add_special_tokens=False,
@@ -162,7 +177,7 @@ class HFTokenizer:
         return enc["input_ids"]
 
     def wrap(self, ids: list[int]) -> list[int]:
-        return self.tokenizer.build_inputs_with_special_tokens(list(ids))
+        return [*self.head, *ids, *self.tail]
 
     def save(self, out_dir: str | Path) -> None:
         self.tokenizer.save_pretrained(str(out_dir))

