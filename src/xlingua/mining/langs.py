@@ -27,7 +27,7 @@ SCRIPTS = {
 LATIN = {"en", "de", "fr", "es", "it", "pt", "nl", "pl", "cs", "fi", "hu", "id", "sw", "tr", "vi",
          "ro", "sv", "da", "no", "nb", "et", "lv", "lt", "sk", "sl", "hr", "ca", "eu", "gl", "ms"}
 MIN_SHARE = 0.2
-_CODE = re.compile(r"^([a-z]{2,3})(?:[-_][A-Za-z0-9]{2,8})*$")
+_CODE = re.compile(r"^([A-Za-z]{2,3})(?:[-_][A-Za-z0-9]{2,8})*$")
 
 
 def normalize_lang(code: str) -> str:

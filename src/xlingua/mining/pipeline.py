@@ -165,8 +165,11 @@ def mine(src: str | Path, tgt: str | Path, output: str | Path, config: MineConfi
     clock.stages["select"] = {"seconds": round(time.perf_counter() - t0, 3), "cached": False,
                               "peak_rss_mb": round(peak_memory_mb(), 1)}
 
-    # 7. write
+    # 7. write. An older output and its summary go first: whatever is left after a failure
+    # is never mistaken for this run's result.
     t0 = time.perf_counter()
+    for old in (summary_path(output), output):
+        old.unlink(missing_ok=True)
     written = write_pairs(output, s, a, b, src_corpus, tgt_corpus, with_ids)
     clock.stages["write"] = {"seconds": round(time.perf_counter() - t0, 3), "cached": False,
                              "peak_rss_mb": round(peak_memory_mb(), 1)}

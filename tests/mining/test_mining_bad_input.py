@@ -1,0 +1,117 @@
+import errno
+import gzip
+
+import pytest
+from mining_toy import toy_corpus, write_lines
+
+from xlingua.data.text import InputError
+from xlingua.mining import MineConfig, mine
+from xlingua.mining.cache import DiskFullError
+from xlingua.mining.langs import normalize_lang
+from xlingua.mining.toy import CharNgramEncoder
+
+ENC = CharNgramEncoder(dim=128)
+
+
+def _mine(tmp_path, src, tgt, **kw):
+    out = tmp_path / "o.tsv.gz"
+    opts = {"workdir": tmp_path / "wd", "encoder": ENC, "show_progress": False}
+    summary = mine(src, tgt, out, MineConfig(kw.pop("src_lang", "en"), kw.pop("tgt_lang", "en"), **kw), **opts)
+    with gzip.open(out, "rt", encoding="utf-8") as f:
+        return summary, [line.rstrip("\n").split("\t") for line in f]
+
+
+def test_empty_corpus_is_an_error_naming_the_file(tmp_path):
+    empty = write_lines(tmp_path / "empty.txt", ["", "  "])
+    other = write_lines(tmp_path / "t.txt", ["a sentence"])
+    with pytest.raises(ValueError, match=r"empty\.txt: no sentences \(2 lines, 2 blank\)"):
+        _mine(tmp_path, empty, other)
+    assert not (tmp_path / "o.tsv.gz").exists()
+
+
+def test_one_line_corpora_give_one_pair(tmp_path):
+    s, rows = _mine(tmp_path, write_lines(tmp_path / "s.txt", ["hello world"]),
+                    write_lines(tmp_path / "t.txt", ["hello world!"]))
+    assert [r[1:] for r in rows] == [["hello world", "hello world!"]]
+    assert s["index"]["fwd"]["k"] == 1  # k is capped by the corpus size
+
+
+def test_identical_lines_without_and_with_dedup(tmp_path):
+    src = write_lines(tmp_path / "s.txt", ["same line here"] * 5 + ["another one"])
+    tgt = write_lines(tmp_path / "t.txt", ["same line here"] * 3 + ["another one"])
+    s, rows = _mine(tmp_path, src, tgt, mode="union")
+    assert s["src"]["sentences"] == 6 and s["src"]["duplicates_removed"] == 0
+    # copies are distinct rows: the same text pair may appear more than once
+    assert sum(r[1] == "same line here" for r in rows) >= 2
+    s, rows = _mine(tmp_path, src, tgt, mode="union", dedup=True)
+    assert s["src"]["duplicates_removed"] == 4 and s["tgt"]["duplicates_removed"] == 2
+    assert sorted((r[1], r[2]) for r in rows) == [("another one", "another one"),
+                                                  ("same line here", "same line here")]
+
+
+def test_long_lines_are_kept_whole(tmp_path):
+    long = "word " * 5000 + "end"
+    s, rows = _mine(tmp_path, write_lines(tmp_path / "s.txt", [long, "short one"]),
+                    write_lines(tmp_path / "t.txt", [long + "!", "short one"]))
+    assert {r[1] for r in rows} == {long, "short one"}
+    assert s["src"]["longest_chars"] == len(long)
+
+
+@pytest.mark.parametrize("code", ["english", "xx", "EN-", "", "z"])
+def test_wrong_language_codes(code):
+    with pytest.raises(ValueError, match="unknown language code"):
+        normalize_lang(code)
+
+
+def test_language_code_forms():
+    assert [normalize_lang(c) for c in ("en", "ZH", "zh-Hans", "pt_BR", "eng")] == ["en", "zh", "zh", "pt", "eng"]
+
+
+def test_corpus_not_in_the_given_language(tmp_path):
+    src, tgt, _ = toy_corpus()
+    sp, tp = write_lines(tmp_path / "s.txt", src), write_lines(tmp_path / "t.txt", tgt)
+    with pytest.raises(ValueError, match=r"s\.txt: only 0% of the letters are in the cjk script"):
+        _mine(tmp_path, sp, tp, src_lang="zh")
+    _mine(tmp_path, sp, tp, src_lang="zh", check_lang=False)  # the documented way out
+
+
+def test_unequal_id_formats(tmp_path):
+    with_ids = write_lines(tmp_path / "s.tsv", ["a b c", "d e f"], ids=["s1", "s2"])
+    without = write_lines(tmp_path / "t.txt", ["a b c", "d e f"])
+    with pytest.raises(ValueError, match=r"unequal id formats: src file .*s\.tsv has id<TAB>sentence"):
+        _mine(tmp_path, with_ids, without)
+
+
+def test_mixed_id_formats_in_one_file_name_the_line(tmp_path):
+    bad = tmp_path / "s.tsv"
+    bad.write_text("s1\tfirst\nsecond without id\n")
+    with pytest.raises(InputError, match=r"s\.tsv:2: expected id<TAB>sentence"):
+        _mine(tmp_path, bad, write_lines(tmp_path / "t.txt", ["x"]))
+    bad.write_text("first\nsecond\twith a tab\n")
+    with pytest.raises(InputError, match=r"s\.tsv:2: expected a sentence without TAB"):
+        _mine(tmp_path, bad, write_lines(tmp_path / "t.txt", ["x"]))
+
+
+def test_full_disk_while_writing_leaves_no_output(tmp_path, monkeypatch):
+    src, tgt, _ = toy_corpus()
+    sp, tp = write_lines(tmp_path / "s.txt", src), write_lines(tmp_path / "t.txt", tgt)
+    _, good = _mine(tmp_path, sp, tp)
+    (tmp_path / "o.tsv.gz").unlink()
+
+    def full(self, data):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(gzip.GzipFile, "write", full)
+    with pytest.raises(DiskFullError, match=r"no space left on device while writing .*o\.tsv\.gz"):
+        _mine(tmp_path, sp, tp)
+    assert list(tmp_path.glob("*o.tsv.gz*")) == []  # neither the output nor a temp file
+    monkeypatch.undo()
+    _, again = _mine(tmp_path, sp, tp)  # space freed: rerun from the cache
+    assert again == good
+
+
+def test_bad_settings():
+    with pytest.raises(ValueError, match="unknown margin"):
+        MineConfig("en", "de", margin="cosine").validate()
+    with pytest.raises(ValueError, match="unknown mode"):
+        MineConfig("en", "de", mode="best").validate()

@@ -1,0 +1,25 @@
+import pytest
+from mining_toy import toy_corpus, write_lines
+
+from xlingua.mining import MineConfig, mine
+from xlingua.mining.toy import CharNgramEncoder
+
+ray = pytest.importorskip("ray")
+
+
+def test_ray_run_with_two_workers_writes_the_same_bytes_as_local(tmp_path):
+    src, tgt, _ = toy_corpus()
+    sp, tp = write_lines(tmp_path / "s.txt", src), write_lines(tmp_path / "t.txt", tgt)
+    config = dict(src_lang="en", tgt_lang="en", shard_size=4)
+    local = tmp_path / "local.tsv.gz"
+    mine(sp, tp, local, MineConfig(**config), tmp_path / "wd_local", encoder=CharNgramEncoder(),
+         show_progress=False)
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    try:
+        remote = tmp_path / "ray.tsv.gz"
+        s = mine(sp, tp, remote, MineConfig(**config), tmp_path / "wd_ray",
+                 encoder=CharNgramEncoder(), ray="local", show_progress=False)
+    finally:
+        ray.shutdown()
+    assert s["settings"]["ray"] == "local"
+    assert remote.read_bytes() == local.read_bytes()
