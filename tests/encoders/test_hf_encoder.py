@@ -1,0 +1,136 @@
+"""TransformerEncoder on a tiny BERT built here: pooling, layers, windows, saving, errors."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from xlingua.encoders.hf import TransformerEncoder
+from xlingua.encoders.loading import load_encoder
+from xlingua.encoders.pooling import pool
+
+WORDS = "the cat sat on a mat dog ran far away hello world big small red".split()
+
+
+@pytest.fixture(scope="module")
+def tiny_dir(tmp_path_factory):
+    from tokenizers import Tokenizer, models, pre_tokenizers, processors
+    from transformers import BertConfig, BertModel, PreTrainedTokenizerFast
+
+    vocab = {w: i for i, w in enumerate(["[PAD]", "[UNK]", "[CLS]", "[SEP]", *WORDS])}
+    tk = Tokenizer(models.WordLevel(vocab, unk_token="[UNK]"))
+    tk.pre_tokenizer = pre_tokenizers.Whitespace()
+    tk.post_processor = processors.TemplateProcessing(
+        single="[CLS] $A [SEP]", special_tokens=[("[CLS]", 2), ("[SEP]", 3)])
+    tok = PreTrainedTokenizerFast(tokenizer_object=tk, unk_token="[UNK]", pad_token="[PAD]",
+                                  cls_token="[CLS]", sep_token="[SEP]", model_max_length=64)
+    torch.manual_seed(0)
+    cfg = BertConfig(vocab_size=len(vocab), hidden_size=32, num_hidden_layers=2,
+                     num_attention_heads=2, intermediate_size=64, max_position_embeddings=64)
+    path = tmp_path_factory.mktemp("tiny_bert")
+    BertModel(cfg, add_pooling_layer=False).save_pretrained(path)
+    tok.save_pretrained(path)
+    return path
+
+
+def _reference(enc, texts, layer=-1, mode="mean"):
+    """Each text run alone through the raw model, pooled by hand."""
+    out = []
+    for t in texts:
+        b = enc.tokenize([t])
+        with torch.no_grad():
+            hs = enc.model(**b, output_hidden_states=True).hidden_states[layer]
+        out.append(pool(hs, b["attention_mask"], mode)[0].numpy())
+    return np.stack(out)
+
+
+TEXTS = ["the cat sat on a mat", "dog ran", "hello world big red cat", "", "unknownword the"]
+
+
+@pytest.mark.parametrize("mode", ["mean", "cls", "max"])
+def test_pooling_modes_match_hand_pooling(tiny_dir, mode):
+    enc = TransformerEncoder(tiny_dir, pooling=mode, normalize=False)
+    got = enc.encode(TEXTS, batch_size=2)
+    np.testing.assert_allclose(got, _reference(enc, TEXTS, mode=mode), atol=1e-5)
+    assert not enc.normalized
+
+
+def test_max_pooling_ignores_padding():
+    hidden = torch.tensor([[[1.0, -5.0], [2.0, -6.0], [9.0, 9.0]]])
+    mask = torch.tensor([[1, 1, 0]])
+    assert pool(hidden, mask, "max").tolist() == [[2.0, -5.0]]
+    assert pool(hidden, mask, "mean").tolist() == [[1.5, -5.5]]
+    assert pool(hidden, mask, "cls").tolist() == [[1.0, -5.0]]
+
+
+def test_layer_index_and_normalization(tiny_dir):
+    enc = TransformerEncoder(tiny_dir, layer=1)
+    ref = _reference(enc, TEXTS, layer=1)
+    ref /= np.linalg.norm(ref, axis=1, keepdims=True)
+    np.testing.assert_allclose(enc.encode(TEXTS), ref, atol=1e-5)
+    last = TransformerEncoder(tiny_dir).encode(TEXTS)
+    assert not np.allclose(last, ref, atol=1e-3)  # layer 1 of 2 is not the last layer
+
+
+def test_long_text_is_windowed_not_truncated(tiny_dir):
+    enc = TransformerEncoder(tiny_dir, max_length=6, normalize=False)  # windows of 4 words
+    words = "the cat sat on a mat dog ran far away".split()  # 10 words: windows 4 + 4 + 2
+    text = " ".join(words)
+    chunks = [" ".join(words[i : i + 4]) for i in (0, 4, 8)]
+    parts = enc.encode(chunks)
+    expected = (4 * parts[0] + 4 * parts[1] + 2 * parts[2]) / 10
+    np.testing.assert_allclose(enc.encode([text])[0], expected, atol=1e-5)
+    tokens = enc.encode_tokens([text])[0]
+    assert tokens.shape == (3 * 2 + 10, 32)  # each window carries [CLS] and [SEP]
+    assert enc.tokenize([text])["input_ids"].shape == (1, 6)  # training batches truncate
+
+
+def test_encode_tokens_excludes_padding(tiny_dir):
+    enc = TransformerEncoder(tiny_dir)
+    pairs = enc.encode_tokens(["the cat", "hello world big red cat"], return_ids=True)
+    (ids0, a0), (ids1, a1) = pairs
+    assert ids0[0] == 2 and ids0[-1] == 3 and len(ids0) == 4 and a0.shape == (4, 32)
+    assert a1.shape == (7, 32)
+    alone = enc.encode_tokens(["the cat"])[0]
+    np.testing.assert_allclose(a0, alone, atol=1e-5)
+
+
+def test_forward_has_gradients(tiny_dir):
+    enc = TransformerEncoder(tiny_dir)
+    enc.model.train()
+    vec = enc.forward(enc.tokenize(["the cat", "a dog"]))
+    assert vec.shape == (2, 32) and vec.requires_grad
+    (vec[0] @ vec[1]).backward()
+    assert enc.model.embeddings.word_embeddings.weight.grad is not None
+    enc.encode(["the cat"])
+    assert enc.model.training  # encoding restores the training flag
+
+
+def test_save_round_trip_xlingua_and_sentence_transformers(tiny_dir, tmp_path):
+    st = pytest.importorskip("sentence_transformers")
+    enc = TransformerEncoder(tiny_dir, pooling="cls", layer=1, prefix="hello ")
+    want = enc.encode(TEXTS)
+    out = enc.save(tmp_path / "saved")
+    again = load_encoder(str(out))
+    assert (again.pooling, again.normalize, again.prefix) == ("cls", True, "hello ")
+    np.testing.assert_allclose(again.encode(TEXTS), want, atol=1e-5)
+    model = st.SentenceTransformer(str(out), device="cpu")
+    np.testing.assert_allclose(model.encode(TEXTS, convert_to_numpy=True), want, atol=1e-5)
+
+
+def test_offline_hub_name_fails_with_one_line(monkeypatch):
+    import huggingface_hub.constants as hub_constants
+
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setattr(hub_constants, "HF_HUB_OFFLINE", True)
+    with pytest.raises(OSError) as info:
+        load_encoder("xlingua-test-org/no-such-model-4f2a")
+    message = str(info.value)
+    assert "\n" not in message and "local path" in message
+    assert "xlingua-test-org/no-such-model-4f2a" in message
+    assert info.value.__cause__ is None
+
+
+def test_missing_local_directory_is_named(tmp_path):
+    with pytest.raises(FileNotFoundError, match="no_such_dir"):
+        load_encoder(str(tmp_path / "no_such_dir"))
