@@ -69,5 +69,27 @@ def mine_command(
     typer.echo(f"summary: {summary_path(output)}")
 
 
+@app.command("eval")
+def eval_command(
+    tasks: list[str] = typer.Argument(None, help="Tasks (see --list); TASK:SUBSET picks a subset, e.g. tatoeba:all."),
+    model: str = typer.Option("bundled", "--model", "-m", help=MODEL_HELP),
+    limit: int = typer.Option(None, "--limit", help="At most N items per language / set (quick runs)."),
+    data_dir: str = typer.Option(None, "--data-dir", help="Benchmark root (default $XLINGUA_DATA or ../shared/benchmarks)."),
+    output: str = typer.Option(None, "-o", "--output", help="Result JSON; a .md table is written beside it."),
+    opt: list[str] = typer.Option(None, "--opt", help="Task option key=value or task.key=value, e.g. alpha=0.3 (repeatable)."),
+    list_tasks: bool = typer.Option(False, "--list", help="List the tasks and their options."),
+    compare: bool = typer.Option(False, "--compare", help="Set two result JSONs (given as the arguments) side by side."),
+    no_cache: bool = typer.Option(False, "--no-cache", help="Don't use the on-disk embedding cache."),
+    batch_size: int = typer.Option(64, help="Encoder batch size."),
+):
+    """Evaluate an encoder on the standard benchmarks (Tatoeba, BUCC, STS, QE, XNLI, ...)."""
+    from xlingua.evaluation.cli import eval_main
+
+    code = eval_main(tasks or [], model=model, limit=limit, data_dir=data_dir, output=output, opts=opt or [],
+                     list_tasks=list_tasks, compare=compare, no_cache=no_cache, batch_size=batch_size)
+    if code:
+        raise typer.Exit(code)
+
+
 if __name__ == "__main__":
     app()

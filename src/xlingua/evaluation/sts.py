@@ -1,0 +1,80 @@
+"""Semantic textual similarity: Spearman and Pearson correlation (x100) between the cosine of
+the two sentences' embeddings and the gold score, on STS 2017 (Cer et al. 2017, all tracks),
+STS2017-extended (Reimers & Gurevych 2020), the STS Benchmark test set and stsb_multi_mt dev."""
+from __future__ import annotations
+
+import numpy as np
+from scipy.stats import pearsonr, spearmanr
+
+from xlingua.data import benchmarks as B
+from xlingua.evaluation.base import EvalContext, Task, TaskResult, mean
+from xlingua.evaluation.registry import register
+from xlingua.similarity import normalize_rows
+
+GROUPS = ("sts17", "sts17_extended", "stsb", "stsb_multi_mt")
+
+
+def pair_cosines(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Cosine of each aligned row pair."""
+    return np.sum(normalize_rows(a) * normalize_rows(b), axis=1)
+
+
+def correlations(pred, gold) -> dict[str, float]:
+    """Spearman and Pearson x100."""
+    if len(gold) < 3:
+        raise ValueError(f"a correlation needs at least 3 pairs, got {len(gold)}")
+    return {"spearman": float(spearmanr(pred, gold).statistic) * 100,
+            "pearson": float(pearsonr(pred, gold).statistic) * 100}
+
+
+def score_pairs(ctx: EvalContext, pairs: B.ScoredPairs) -> dict[str, float]:
+    pairs = pairs.head(ctx.limit)
+    a = ctx.embed(pairs.s1, pairs.lang1)
+    b = ctx.embed(pairs.s2, pairs.lang2)
+    return {**correlations(pair_cosines(a, b), pairs.score), "n": int(len(pairs))}
+
+
+def load_group(group: str, data_dir=None) -> list[B.ScoredPairs]:
+    if group == "sts17":
+        return [B.read_sts17(t, data_dir) for t in B.sts17_tracks(data_dir)]
+    if group == "sts17_extended":
+        return [B.read_sts17_extended(p, data_dir) for p in B.sts17_extended_pairs(data_dir)]
+    if group == "stsb":
+        return [B.read_stsb("test", data_dir)]
+    if group == "stsb_multi_mt":
+        return [B.read_stsb_multi_mt(l, "dev", data_dir) for l in B.stsb_multi_mt_langs(data_dir)]
+    raise ValueError(f"unknown STS set {group!r}; choose from {GROUPS}")
+
+
+@register
+class STS(Task):
+    name = "sts"
+    description = "STS17, STS17-extended, STSb test, stsb_multi_mt dev: Spearman/Pearson of cosine x100"
+    data = "sts17/, sts17_extended/, stsb/stsbenchmark/sts-test.csv, stsb_multi_mt/*-dev.csv"
+    default_options = {"subset": "all"}
+
+    def evaluate(self, ctx: EvalContext) -> TaskResult:
+        opt = self.options(ctx)
+        groups = GROUPS if opt["subset"] == "all" else tuple(g.strip() for g in str(opt["subset"]).split(","))
+        res = TaskResult(self.name, config={"sets": list(groups), "similarity": "cosine"})
+        for group in groups:
+            for pairs in load_group(group, ctx.data_dir):
+                res.rows[pairs.name] = score_pairs(ctx, pairs)
+                if pairs.note:
+                    res.notes.append(f"{pairs.name}: {pairs.note}")
+            names = [n for n in res.rows if n.startswith(group + ".")]
+            for metric in ("spearman", "pearson"):
+                res.summary[f"{group} {metric}"] = mean(res.rows[n][metric] for n in names)
+                if group in ("sts17", "sts17_extended"):
+                    cross = [n for n in names if _is_cross(n)]
+                    mono = [n for n in names if not _is_cross(n)]
+                    res.summary[f"{group} cross-lingual {metric}"] = mean(res.rows[n][metric] for n in cross)
+                    res.summary[f"{group} monolingual {metric}"] = mean(res.rows[n][metric] for n in mono)
+        res.notes.append("sts17_extended cross-lingual = en-ar, en-de, en-tr, es-en, fr-en, it-en, nl-en "
+                         "(the 7 cross-lingual columns of Reimers & Gurevych 2020, Table 2)")
+        return res
+
+
+def _is_cross(name: str) -> bool:
+    l1, l2 = name.rsplit(".", 1)[-1].split("-")
+    return l1 != l2

@@ -1,0 +1,84 @@
+"""Tatoeba similarity search (Artetxe & Schwenk 2019, LASER; the XTREME subset of 36
+languages in Hu et al. 2020): each sentence's nearest neighbour among all sentences of the
+other side must be its translation. Accuracy and error rate (100 - accuracy), both directions."""
+from __future__ import annotations
+
+import numpy as np
+
+from xlingua.data.benchmarks import read_tatoeba, tatoeba_langs
+from xlingua.evaluation.base import EvalContext, Task, TaskResult, mean
+from xlingua.evaluation.registry import register
+from xlingua.similarity import cosine_matrix, inbatch_normalize, margin_matrix
+
+# XTREME's 36 Tatoeba languages (Hu et al. 2020, Table 1), in LASER's ISO 639-3 file codes.
+XTREME36 = ("afr", "ara", "ben", "bul", "cmn", "deu", "ell", "est", "eus", "fin", "fra", "heb",
+            "hin", "hun", "ind", "ita", "jav", "jpn", "kat", "kaz", "kor", "mal", "mar", "nld",
+            "pes", "por", "rus", "spa", "swh", "tam", "tel", "tgl", "tha", "tur", "urd", "vie")
+
+METHODS = ("cosine", "margin", "inbatch")
+
+
+def retrieval_accuracy(scores: np.ndarray) -> tuple[float, float]:
+    """(row->column, column->row) top-1 accuracy x100 of a square score matrix whose
+    diagonal holds the true pairs. Ties go to the lowest index."""
+    n = len(scores)
+    truth = np.arange(n)
+    fwd = float(np.mean(scores.argmax(axis=1) == truth)) * 100
+    bwd = float(np.mean(scores.argmax(axis=0) == truth)) * 100
+    return fwd, bwd
+
+
+def score_matrices(x: np.ndarray, y: np.ndarray, k: int = 4, alpha: float = 0.5) -> dict[str, np.ndarray]:
+    """The three retrieval scorings: cosine, ratio margin over k neighbours (Artetxe & Schwenk
+    2019), in-batch normalization (OneAligner, Niu et al. 2022) with weight alpha."""
+    cos = cosine_matrix(x, y)
+    return {"cosine": cos,
+            "margin": margin_matrix(x, y, k=k, margin="ratio"),
+            "inbatch": inbatch_normalize(cos, alpha=alpha, global_term=False)}
+
+
+def subset_langs(subset: str, present: list[str]) -> tuple[list[str], list[str]]:
+    """(languages to run, languages of the subset missing from the data)."""
+    if subset == "all":
+        return present, []
+    if subset == "tatoeba36":
+        return [l for l in XTREME36 if l in present], [l for l in XTREME36 if l not in present]
+    wanted = [l.strip() for l in subset.split(",") if l.strip()]
+    missing = [l for l in wanted if l not in present]
+    if missing:
+        raise ValueError(f"Tatoeba has no data for {missing}; present: {' '.join(present)}")
+    return wanted, []
+
+
+@register
+class Tatoeba(Task):
+    name = "tatoeba"
+    description = "Tatoeba bitext retrieval, xx->en and en->xx accuracy (cosine, ratio margin, in-batch norm.)"
+    data = "tatoeba/tatoeba.xxx-eng.{xxx,eng}"
+    default_options = {"subset": "tatoeba36", "k": 4, "alpha": 0.5}
+
+    def evaluate(self, ctx: EvalContext) -> TaskResult:
+        opt = self.options(ctx)
+        langs, missing = subset_langs(str(opt["subset"]), tatoeba_langs(ctx.data_dir))
+        res = TaskResult(self.name, config={**opt, "languages": langs,
+                                            "retrieval": "full matrix, all sentences of a language pair"})
+        if missing:
+            res.notes.append(f"{len(missing)} of the {len(XTREME36)} XTREME languages are absent from the "
+                             f"data and not averaged: {' '.join(missing)}")
+        for lang in langs:
+            xx, en = read_tatoeba(lang, ctx.data_dir)
+            xx, en = ctx.head(xx), ctx.head(en)
+            x, y = ctx.embed(xx, lang), ctx.embed(en, "en")
+            row = {"n": int(len(xx))}
+            for method, scores in score_matrices(x, y, int(opt["k"]), float(opt["alpha"])).items():
+                fwd, bwd = retrieval_accuracy(scores)
+                row[f"{method} xx-en"] = fwd
+                row[f"{method} en-xx"] = bwd
+            res.rows[lang] = row
+        for method in METHODS:
+            for d in ("xx-en", "en-xx"):
+                res.summary[f"acc {method} {d}"] = mean(r[f"{method} {d}"] for r in res.rows.values())
+                res.summary[f"err {method} {d}"] = 100 - res.summary[f"acc {method} {d}"]
+        res.notes.append("accuracy x100 averaged over languages (macro); error = 100 - accuracy; "
+                         "XTREME reports xx-en accuracy, LASER the error rate")
+        return res
