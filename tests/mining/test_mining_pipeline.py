@@ -123,3 +123,18 @@ def test_approximate_index_reports_recall(tmp_path):
     r = s["index"]["fwd"]["recall"]
     assert s["settings"]["index"] == "IVF8,Flat" and r["queries"] == 400
     assert 0.0 < r["recall@1"] <= 1.0 and 0.0 < r["recall@4"] <= 1.0
+
+
+def test_two_encoders_score_the_mean_of_their_cosines(tmp_path, toy):
+    sp, tp, src, tgt, _ = toy
+    a, b = CharNgramEncoder(dim=64, n=3), CharNgramEncoder(dim=32, n=2)
+    out = tmp_path / "o.tsv.gz"
+    s = mine(sp, tp, out, MineConfig("en", "en", margin="absolute", mode="forward"),
+             tmp_path / "wd", encoder=[a, b], show_progress=False)
+    assert s["settings"]["encoder"] == "char3gram-64,char2gram-32" and "combine_src" in s["timings"]
+    unit = lambda e, t: normalize_rows(e.encode(t).astype(np.float16))  # noqa: E731
+    mean_cos = (cosine_matrix(unit(a, src), unit(a, tgt)) + cosine_matrix(unit(b, src), unit(b, tgt))) / 2
+    for row in _read(out):
+        i, j = src.index(row[1]), tgt.index(row[2])
+        assert float(row[0]) == pytest.approx(mean_cos[i].max(), abs=2e-3)  # float16 storage
+        assert mean_cos[i, j] == pytest.approx(mean_cos[i].max(), abs=2e-3)

@@ -76,3 +76,41 @@ class EmbedStep(Step):
                    label=f"embed {cfg.lang}")
         dim = int(np.load(self.shard_path(0), mmap_mode="r").shape[1])
         return self.finish({"dim": dim, "n_shards": cfg.n_shards})
+
+
+@dataclasses.dataclass(frozen=True)
+class ConcatConfig:
+    embed_keys: tuple
+    embed_dirs: tuple
+    n_shards: int
+
+
+class ConcatStep(Step):
+    """Several encoders as one: per shard, the unit vectors of each encoder side by side,
+    scaled by 1/sqrt(#encoders), so inner product = mean of the encoders' cosines and every
+    score downstream (margins, CSLS, in-batch) works on that mean. Reuses each encoder's
+    cached shards."""
+
+    name = "concat"
+
+    def key_config(self):
+        return dataclasses.replace(self.config, embed_dirs=())
+
+    def shard_path(self, i: int) -> Path:
+        return self.dir / f"emb_{i:05d}.npy"
+
+    def load(self, i: int) -> np.ndarray:
+        return load_embeddings(self.shard_path(i))
+
+    def run(self) -> dict:
+        if self.done():
+            return self.meta()
+        cfg = self.config
+        self.dir.mkdir(parents=True, exist_ok=True)
+        for i in range(cfg.n_shards):
+            if not self.shard_path(i).exists():
+                parts = [load_embeddings(Path(d) / f"emb_{i:05d}.npy") for d in cfg.embed_dirs]
+                both = np.concatenate(parts, axis=1) / np.sqrt(len(parts))
+                save_npy(self.shard_path(i), both.astype(np.float16))
+        dim = int(np.load(self.shard_path(0), mmap_mode="r").shape[1])
+        return self.finish({"dim": dim, "n_shards": cfg.n_shards})

@@ -16,7 +16,8 @@ from xlingua.encoders.base import Encoder
 from xlingua.mining.cache import peak_memory_mb, save_json
 from xlingua.mining.calibrate import best_threshold, read_gold
 from xlingua.mining.corpus import ShardedCorpus, ShardStep, shard_config
-from xlingua.mining.embed import EmbedConfig, EmbedStep, resolve_encoder
+from xlingua.mining.embed import (ConcatConfig, ConcatStep, EmbedConfig, EmbedStep,
+                                  resolve_encoder)
 from xlingua.mining.knn import IndexConfig, IndexStep, KnnConfig, KnnStep
 from xlingua.mining.langs import normalize_lang
 from xlingua.mining.runner import Runner
@@ -79,14 +80,20 @@ def mine(src: str | Path, tgt: str | Path, output: str | Path, config: MineConfi
          workdir: str | Path | None = None, encoder: Encoder | None = None,
          ray: str | None = None, calibrate: str | Path | None = None,
          show_progress: bool = True) -> dict:
-    """Mine `src` x `tgt` into `output` (gzipped TSV) and `<output>.summary.json`."""
+    """Mine `src` x `tgt` into `output` (gzipped TSV) and `<output>.summary.json`.
+
+    `config.model` may list several encoder specs ("bundled,use"): their cosines are averaged
+    (see ConcatStep). `encoder` (one Encoder or a list) overrides config.model."""
     config.validate()
     if calibrate is not None and config.threshold is not None:
         raise ValueError("give either a threshold or a gold set to calibrate one, not both")
     output = Path(output)
     workdir = Path(workdir) if workdir else default_workdir()
     gold = read_gold(calibrate) if calibrate is not None else None
-    enc = encoder if encoder is not None else resolve_encoder(config.model)
+    if encoder is not None:
+        encoders = list(encoder) if isinstance(encoder, (list, tuple)) else [encoder]
+    else:
+        encoders = [resolve_encoder(m.strip()) for m in config.model.split(",") if m.strip()]
     runner = Runner(ray, show_progress=show_progress)
     clock = _Clock()
     t_start = time.perf_counter()
@@ -110,14 +117,23 @@ def mine(src: str | Path, tgt: str | Path, output: str | Path, config: MineConfi
                          "other has none; give ids on both sides or on neither")
     with_ids = sides["src"]["meta"]["has_ids"]
 
-    # 2. embeddings
+    # 2. embeddings (several models, comma-separated: one embedding per model, then combined)
     for side, lang in (("src", config.src_lang), ("tgt", config.tgt_lang)):
         shard = sides[side]["shard"]
-        step = EmbedStep(EmbedConfig(shard.key, str(shard.dir), len(sides[side]["meta"]["shards"]),
-                                     lang, enc.fingerprint(), config.batch_size), workdir)
-        meta = clock.run(f"embed_{side}", step, lambda: step.run(enc, runner))
-        sides[side]["embed"], sides[side]["dim"] = step, meta["dim"]
-        log(f"[embed] {side}: done ({'cached' if clock.stages[f'embed_{side}']['cached'] else 'computed'})")
+        n_shards = len(sides[side]["meta"]["shards"])
+        steps = []
+        for enc in encoders:
+            step = EmbedStep(EmbedConfig(shard.key, str(shard.dir), n_shards, lang,
+                                         enc.fingerprint(), config.batch_size), workdir)
+            name = f"embed_{side}" if len(encoders) == 1 else f"embed_{side}_{enc.name}"
+            clock.run(name, step, lambda: step.run(enc, runner))
+            steps.append(step)
+            log(f"[embed] {side} {enc.name}: {'cached' if clock.stages[name]['cached'] else 'computed'}")
+        if len(steps) > 1:
+            step = ConcatStep(ConcatConfig(tuple(s.key for s in steps), tuple(str(s.dir) for s in steps),
+                                           n_shards), workdir)
+            clock.run(f"combine_{side}", step, step.run)
+        sides[side]["embed"], sides[side]["dim"] = step, step.meta()["dim"]
 
     # 3-4. index each side, search it with the other
     knn = {}
@@ -182,11 +198,14 @@ def mine(src: str | Path, tgt: str | Path, output: str | Path, config: MineConfi
         "candidates": int(n_candidates),
         "written": int(written),
         "threshold": threshold,
-        "settings": {**dataclasses.asdict(config), "encoder": enc.fingerprint(),
-                     "index": knn["fwd"][1]["factory"], "workdir": str(workdir),
+        "settings": {**dataclasses.asdict(config), "encoder": ",".join(e.fingerprint() for e in encoders),
+                     "index": knn["fwd"][1]["factory"], "dim": sides["src"]["dim"],
+                     "workdir": str(workdir),
                      "ray": ray},
         "index": {"fwd": knn["fwd"][1], "bwd": knn["bwd"][1]},
         "calibration": calibration,
+        "artefacts": {f"{side}_{kind}": str(sides[side][kind].dir) for side in sides
+                      for kind in ("shard", "embed")},
         "timings": clock.stages,
         "total_seconds": round(time.perf_counter() - t_start, 3),
         "peak_rss_mb": round(peak_memory_mb(), 1),
