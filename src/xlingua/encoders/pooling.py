@@ -34,6 +34,8 @@ class STSettings:
     normalize: bool | None = None
     max_length: int | None = None
     prefix: str | None = None
+    #: where the transformer's own files are ("" = the directory itself)
+    transformer_path: str | None = None
 
 
 def read_st_settings(model_dir: str | Path) -> STSettings:
@@ -46,6 +48,9 @@ def read_st_settings(model_dir: str | Path) -> STSettings:
         return out
     modules = json.loads(modules_file.read_text())
     out.normalize = any(m.get("type", "").endswith("Normalize") for m in modules)
+    for m in modules:
+        if m.get("type", "").endswith("Transformer"):
+            out.transformer_path = m.get("path", "")
     for m in modules:
         if m.get("type", "").endswith("Pooling"):
             cfg_file = model_dir / m["path"] / "config.json"

@@ -41,7 +41,10 @@ def save_encoder(model, tokenizer, out_dir: str | Path, pooling: str = "mean",
     try:
         if layer is not None:
             model = _truncate_layers(model, layer)
-        model.save_pretrained(str(tmp), safe_serialization=True)
+        from xlingua.encoders.hf import quiet_transformers
+
+        with quiet_transformers():
+            model.save_pretrained(str(tmp), safe_serialization=True)
         if hasattr(tokenizer, "save_pretrained"):
             tokenizer.save_pretrained(str(tmp))
         else:

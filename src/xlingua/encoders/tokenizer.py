@@ -21,8 +21,9 @@ differs from the engine, and which `E5Tokenizer` fixes or documents:
   is in the map (e.g. a full-width letter followed by a combining accent loses the accent).
   `E5Tokenizer` applies the engine's map per codepoint in Python first (`str.translate`);
   the map is idempotent, so the charsmap is then a no-op and the result is exact.
-- the literal text "<unk>" becomes the <unk> id (the engine never matches the <unk> piece and
-  spells it out as "<", "unk", ">"). Not fixed; it only affects texts containing "<unk>".
+- the literal text "<unk>" becomes the <unk> id in tokenizer.json (the engine never matches the
+  <unk> piece and spells it out as "▁<", "unk", ">"). `E5Tokenizer` renames its own copy of
+  the <unk> piece so that no text matches it, which is exact.
 A NUL character, which the engine cannot read (C strings end there), is an unknown character
 here (one <unk>), never a silent end of text.
 """
@@ -108,8 +109,19 @@ class E5Tokenizer:
     kind = "e5"
 
     def __init__(self, tokenizer, normalization: dict[int, str], prefix: str = "query: "):
-        self.tokenizer = tokenizer
-        self.table = {cp: out for cp, out in normalization.items()}
+        from tokenizers import Tokenizer
+
+        self.saved = tokenizer  # what save() writes: the pipeline sentence-transformers uses
+        # For our own encoding the <unk> piece is renamed so that it matches no text (the
+        # map deletes U+0001 first), as the engine never matches it: a literal "<unk>" in a
+        # text is then spelled out as the engine does. Scores, hence the unknown score, stay.
+        spec = json.loads(tokenizer.to_str())
+        unk = spec["model"]["unk_id"]
+        spec["model"]["vocab"][unk][0] = spec["model"]["vocab"][unk][0] + "\x01"
+        self.tokenizer = Tokenizer.from_str(json.dumps(spec))
+        self.table = dict(normalization)
+        if self.table.get(1, None) != "":
+            raise ValueError("the normalization map must delete U+0001")
         self.prefix = prefix
         self.bos = tokenizer.token_to_id("<s>")
         self.eos = tokenizer.token_to_id("</s>")
@@ -136,7 +148,7 @@ class E5Tokenizer:
 
     def save(self, out_dir: str | Path) -> None:
         out_dir = Path(out_dir)
-        self.tokenizer.save(str(out_dir / "tokenizer.json"))
+        self.saved.save(str(out_dir / "tokenizer.json"))
         (out_dir / NORMALIZATION_FILE).write_text(
             json.dumps({str(k): v for k, v in sorted(self.table.items())}, ensure_ascii=False),
             encoding="utf-8")
