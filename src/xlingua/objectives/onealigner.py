@@ -1,0 +1,44 @@
+"""OneAligner loss (Niu et al. 2022, "OneAligner: Zero-shot Cross-lingual Transfer with One
+Rich-Resource Language Pair for Low-Resource Sentence Retrieval", Findings of ACL).
+
+Similarity f_ij = BERTScore F between the token embeddings of source i and target j
+(xlingua.similarity.bertscore), in-batch normalized (xlingua.similarity.inbatch):
+    s_ij = f_ij - alpha (mean_k f_ik + mean_k f_kj) + (2 alpha - 1) mean_kl f_kl
+The contrastive loss uses *global* negatives: each gold pair competes with all N^2 - N
+mismatched pairs of the batch, not only the N - 1 of its own row:
+    L = mean_i -log( e^{t s_ii} / (e^{t s_ii} + sum_{k != l} e^{t s_kl}) )
+t = `temperature` (5) multiplies the scores: BERTScore F differences between a translation
+and a non-translation are ~0.1, so dividing by 5 would leave the softmax nearly flat.
+"""
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+from xlingua.similarity.bertscore import bertscore_matrix
+from xlingua.similarity.inbatch import inbatch_normalize
+from xlingua.training.distributed import gather_padded
+
+
+class OneAlignerLoss(nn.Module):
+    def __init__(self, alpha: float = 0.5, temperature: float = 5.0):
+        super().__init__()
+        self.alpha = alpha
+        self.temperature = temperature
+
+    def scores(self, f: torch.Tensor) -> torch.Tensor:
+        return self.temperature * inbatch_normalize(f, alpha=self.alpha, global_term=True)
+
+    def loss_from_similarity(self, f: torch.Tensor) -> torch.Tensor:
+        """The loss given a square (N, N) similarity matrix with gold pairs on the diagonal."""
+        logits = self.scores(f)
+        n = logits.shape[0]
+        eye = torch.eye(n, dtype=torch.bool, device=logits.device)
+        negatives = torch.logsumexp(logits.masked_fill(eye, float("-inf")).flatten(), dim=0)
+        gold = logits.diagonal()
+        return (torch.logaddexp(gold, negatives) - gold).mean()
+
+    def forward(self, x: torch.Tensor, x_mask: torch.Tensor, y: torch.Tensor, y_mask: torch.Tensor) -> torch.Tensor:
+        """Token embeddings x (n, Lx, d), y (n, Ly, d) with masks; pair i is (x_i, y_i)."""
+        x, x_mask, y, y_mask = gather_padded(x, x_mask, y, y_mask)
+        return self.loss_from_similarity(bertscore_matrix(x, x_mask, y, y_mask))

@@ -1,0 +1,72 @@
+"""BERTScore between sentences from their token embeddings (Zhang et al. 2020, "BERTScore:
+Evaluating Text Generation with BERT"), the similarity OneAligner trains and retrieves with.
+
+Each token is greedily matched to its most similar token of the other sentence:
+    R = mean_{x in X} max_{y in Y} cos(x, y),  P = mean_{y in Y} max_{x in X} cos(x, y),
+    F = 2 P R / (P + R)
+No idf weighting. Works on torch tensors (differentiable, for training) and, through
+`bertscore_retrieve`, on cached numpy token embeddings for retrieval.
+"""
+from __future__ import annotations
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+
+def bertscore_matrix(x: torch.Tensor, x_mask: torch.Tensor, y: torch.Tensor, y_mask: torch.Tensor) -> torch.Tensor:
+    """(n, m) BERTScore F between n sentences x (n, Lx, d) and m sentences y (m, Ly, d);
+    masks are (n, Lx) / (m, Ly) with 1 for real tokens."""
+    x = F.normalize(x.float(), dim=-1)
+    y = F.normalize(y.float(), dim=-1)
+    xm = x_mask.to(x.dtype)
+    ym = y_mask.to(y.dtype)
+    if (xm.sum(1) == 0).any() or (ym.sum(1) == 0).any():
+        raise ValueError("every sentence needs at least one token in its mask")
+    sim = torch.einsum("ald,bmd->ablm", x, y)  # (n, m, Lx, Ly)
+    # Padding never wins a max: push it below any cosine.
+    sim = sim.masked_fill(ym[None, :, None, :] == 0, -2.0)
+    recall = (sim.max(dim=3).values * xm[:, None, :]).sum(2) / xm.sum(1)[:, None]
+    sim = sim.masked_fill(xm[:, None, :, None] == 0, -2.0)
+    precision = (sim.max(dim=2).values * ym[None, :, :]).sum(2) / ym.sum(1)[None, :]
+    return 2 * precision * recall / (precision + recall).clamp_min(1e-12)
+
+
+def bertscore_retrieve(
+    queries: list[np.ndarray],
+    candidates: list[np.ndarray],
+    k: int = 1,
+    chunk: int = 64,
+    inbatch_alpha: float | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Top-k candidates by BERTScore F for each query, from cached per-sentence token
+    embedding arrays (L_i, d). Returns (scores, indices), both (n_queries, k).
+    With `inbatch_alpha`, scores are in-batch normalized over the whole query x candidate
+    matrix first (OneAligner at inference; the global-mean term does not change rankings)."""
+    from xlingua.similarity.inbatch import inbatch_normalize
+
+    cand, cand_mask = _pad(candidates)
+    rows = []
+    with torch.no_grad():
+        for start in range(0, len(queries), chunk):
+            q, q_mask = _pad(queries[start : start + chunk])
+            rows.append(bertscore_matrix(q, q_mask, cand, cand_mask).numpy())
+    full = np.concatenate(rows) if rows else np.zeros((0, len(candidates)), np.float32)
+    if inbatch_alpha is not None:
+        full = inbatch_normalize(full, alpha=inbatch_alpha, global_term=False)
+    k = min(k, full.shape[1])
+    idx = np.argsort(-full, axis=1, kind="stable")[:, :k]
+    return np.take_along_axis(full, idx, axis=1), idx
+
+
+def _pad(arrays: list[np.ndarray]) -> tuple[torch.Tensor, torch.Tensor]:
+    if not arrays:
+        raise ValueError("no sentences given")
+    longest = max(len(a) for a in arrays)
+    dim = arrays[0].shape[1]
+    out = torch.zeros(len(arrays), longest, dim)
+    mask = torch.zeros(len(arrays), longest)
+    for i, a in enumerate(arrays):
+        out[i, : len(a)] = torch.as_tensor(np.asarray(a, dtype=np.float32))
+        mask[i, : len(a)] = 1
+    return out, mask

@@ -1,0 +1,121 @@
+"""Training configuration: dataclasses read from a YAML recipe (`xlingua train CONFIG.yaml`).
+
+Unknown keys are errors (naming the file and the key), so a typo never silently falls back to
+a default. Paths in the file may be relative to the file.
+"""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+OBJECTIVES = ("translation_ranking", "nli", "response_ranking", "dueam", "onealigner")
+SCHEDULES = ("constant", "linear", "cosine")
+SAMPLINGS = ("cycle", "proportional")
+
+
+@dataclass
+class TaskConfig:
+    """One task: an objective on one dataset. `data` holds the reader spec (see training.data)
+    and `options` the objective's settings (e.g. scale, margin, hard_negatives)."""
+
+    name: str
+    objective: str
+    data: dict
+    weight: float = 1.0
+    options: dict = field(default_factory=dict)
+
+
+@dataclass
+class EvalConfig:
+    """Dev evaluation: retrieval accuracy on l10n dev pairs and/or a Tatoeba subset;
+    `select` names the metric that picks the best checkpoint ("mean" = mean of all)."""
+
+    l10n_langs: list = field(default_factory=list)
+    tatoeba_langs: list = field(default_factory=list)
+    limit: int = 500
+    select: str = "mean"
+
+
+@dataclass
+class TrainConfig:
+    model: str
+    output_dir: str
+    tasks: list
+    seed: int = 0
+    max_steps: int = 1000
+    batch_size: int = 16           # per process; the global batch is batch_size * world size
+    grad_accum: int = 1
+    max_seq_length: int = 64       # longer inputs are truncated (a training setting, logged)
+    lr: float = 2e-5
+    weight_decay: float = 0.01
+    warmup_steps: int = 100
+    schedule: str = "linear"
+    max_grad_norm: float = 1.0
+    freeze: list = field(default_factory=list)  # parameter-name substrings, e.g. word_embeddings
+    sampling: str = "cycle"
+    log_every: int = 10
+    eval_every: int = 0
+    checkpoint_every: int = 0
+    early_stopping_patience: int = 0  # evaluations without improvement; 0 = never stop early
+    eval: EvalConfig = field(default_factory=EvalConfig)
+
+    def validate(self, where: str = "config") -> "TrainConfig":
+        if not self.tasks:
+            raise ValueError(f"{where}: at least one task is needed under `tasks`")
+        for t in self.tasks:
+            if t.objective not in OBJECTIVES:
+                raise ValueError(f"{where}: task {t.name!r} has unknown objective {t.objective!r}; choose one of {OBJECTIVES}")
+        names = [t.name for t in self.tasks]
+        if len(set(names)) != len(names):
+            raise ValueError(f"{where}: task names must be unique, got {names}")
+        if self.schedule not in SCHEDULES:
+            raise ValueError(f"{where}: schedule must be one of {SCHEDULES}, got {self.schedule!r}")
+        if self.sampling not in SAMPLINGS:
+            raise ValueError(f"{where}: sampling must be one of {SAMPLINGS}, got {self.sampling!r}")
+        for key in ("max_steps", "batch_size", "grad_accum", "max_seq_length"):
+            if getattr(self, key) < 1:
+                raise ValueError(f"{where}: {key} must be at least 1")
+        return self
+
+    def to_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+
+def _build(cls, data: dict, where: str):
+    if not isinstance(data, dict):
+        raise ValueError(f"{where}: expected a mapping, got {type(data).__name__}")
+    known = {f.name for f in dataclasses.fields(cls)}
+    unknown = sorted(set(data) - known)
+    if unknown:
+        raise ValueError(f"{where}: unknown key(s) {unknown}; known keys: {sorted(known)}")
+    try:
+        return cls(**data)
+    except TypeError as e:
+        raise ValueError(f"{where}: {e}") from None
+
+
+def config_from_dict(data: dict, where: str = "config") -> TrainConfig:
+    data = dict(data)
+    tasks = data.get("tasks") or []
+    data["tasks"] = [_build(TaskConfig, t, f"{where}: tasks[{i}]") for i, t in enumerate(tasks)]
+    if "eval" in data:
+        data["eval"] = _build(EvalConfig, data["eval"] or {}, f"{where}: eval")
+    for key in ("lr", "weight_decay", "max_grad_norm"):
+        if isinstance(data.get(key), str):
+            data[key] = float(data[key])  # YAML reads 2e-5 as a string
+    return _build(TrainConfig, data, where).validate(where)
+
+
+def load_config(path: str | Path, overrides: dict | None = None) -> TrainConfig:
+    path = Path(path)
+    if not path.exists():
+        raise FileNotFoundError(f"training config not found: {path}")
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as e:
+        raise ValueError(f"{path}: not valid YAML: {e}") from None
+    data = {**(data or {}), **(overrides or {})}
+    return config_from_dict(data, where=str(path))

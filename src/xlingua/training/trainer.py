@@ -1,0 +1,284 @@
+"""The training loop behind `xlingua train`.
+
+mUSE-style multi-task training: with `sampling: cycle` tasks take turns, one optimizer step
+each; with `sampling: proportional` each step draws a task with probability proportional to
+weight x number of examples. AdamW with warm-up and a constant/linear/cosine schedule, gradient
+accumulation, freezing by parameter name, periodic dev evaluation with best-model keeping and
+early stopping, a rich progress bar, a JSONL log and a PNG plot. Checkpoints every N steps hold
+everything that decides the rest of the run (weights, optimizer, schedule, sampler positions,
+RNG states), so `resume=True` after a kill ends with the same weights as an unbroken run.
+Under torchrun every process takes its slice of each global batch (see training.distributed).
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+import random
+import time
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+import torch
+
+from xlingua.training import distributed as ddp
+from xlingua.training.config import TrainConfig
+from xlingua.training.data import BatchSampler
+from xlingua.training.evaluate import DevEvaluator
+from xlingua.training.model import SentenceModel
+from xlingua.training.tasks import build_task
+
+CHECKPOINT = "checkpoint.pt"
+LOG = "log.jsonl"
+
+
+def set_seed(seed: int) -> None:
+    random.seed(seed)
+    np.random.seed(seed)
+    torch.manual_seed(seed)
+
+
+def freeze(model: torch.nn.Module, patterns: list[str]) -> int:
+    """Stop gradients for parameters whose name contains any pattern; returns how many."""
+    count = 0
+    for name, p in model.named_parameters():
+        if any(pat in name for pat in patterns):
+            p.requires_grad_(False)
+            count += p.numel()
+    if patterns and not count:
+        raise ValueError(f"freeze patterns {patterns} match no parameter")
+    return count
+
+
+def lr_lambda(config: TrainConfig) -> Callable[[int], float]:
+    def f(step: int) -> float:
+        if step < config.warmup_steps:
+            return (step + 1) / config.warmup_steps
+        if config.schedule == "constant":
+            return 1.0
+        progress = (step - config.warmup_steps) / max(1, config.max_steps - config.warmup_steps)
+        if config.schedule == "linear":
+            return max(0.0, 1.0 - progress)
+        return 0.5 * (1 + math.cos(math.pi * min(1.0, progress)))
+    return f
+
+
+class Trainer:
+    def __init__(self, config: TrainConfig, model: SentenceModel | None = None):
+        self.config = config
+        self.out = Path(config.output_dir)
+        self.out.mkdir(parents=True, exist_ok=True)
+        ddp.init_from_env()
+        set_seed(config.seed)
+        self.model = model if model is not None else SentenceModel.load(config.model, config.max_seq_length)
+        self.model.max_seq_length = config.max_seq_length
+        self.frozen = freeze(self.model, config.freeze)
+        self.tasks = torch.nn.ModuleList([build_task(t, self.model.dim, config.seed) for t in config.tasks])
+        for task in self.tasks:
+            task.prepare(self.model, self.out)
+        self.samplers = [BatchSampler(len(t.examples), config.seed, salt=i) for i, t in enumerate(self.tasks)]
+        self.params = [p for p in list(self.model.parameters()) + list(self.tasks.parameters()) if p.requires_grad]
+        self.optimizer = torch.optim.AdamW(_param_groups(self.model, self.tasks, config.weight_decay), lr=config.lr)
+        self.scheduler = torch.optim.lr_scheduler.LambdaLR(self.optimizer, lr_lambda(config))
+        self.evaluator = DevEvaluator(config.eval)
+        self.step = 0
+        self.best = -math.inf
+        self.bad_evals = 0
+        sizes = np.array([len(t.examples) * t.config.weight for t in self.tasks], dtype=np.float64)
+        self.task_probs = sizes / sizes.sum()
+
+    # -- one step ---------------------------------------------------------------------------
+    def pick_task(self, step: int) -> int:
+        if self.config.sampling == "cycle":
+            return step % len(self.tasks)
+        return int(np.random.default_rng([self.config.seed, 7919, step]).choice(len(self.tasks), p=self.task_probs))
+
+    def train_step(self) -> tuple[str, float]:
+        ti = self.pick_task(self.step)
+        task = self.tasks[ti]
+        world, rank, b = ddp.world_size(), ddp.rank(), self.config.batch_size
+        total = 0.0
+        for _ in range(self.config.grad_accum):
+            idx = self.samplers[ti].next(b * world)[rank * b : (rank + 1) * b]
+            loss = task.loss(self.model, [task.examples[i] for i in idx], idx) / self.config.grad_accum
+            loss.backward()
+            total += float(loss.detach())
+        ddp.average_gradients(self.params)
+        if self.config.max_grad_norm:
+            torch.nn.utils.clip_grad_norm_(self.params, self.config.max_grad_norm)
+        self.optimizer.step()
+        self.scheduler.step()
+        self.optimizer.zero_grad(set_to_none=True)
+        self.step += 1
+        return task.name, total
+
+    # -- checkpoints ------------------------------------------------------------------------
+    def state_dict(self) -> dict:
+        return {"step": self.step, "best": self.best, "bad_evals": self.bad_evals,
+                "model": self.model.state_dict(), "tasks": self.tasks.state_dict(),
+                "optimizer": self.optimizer.state_dict(), "scheduler": self.scheduler.state_dict(),
+                "samplers": [s.state_dict() for s in self.samplers],
+                "rng": {"torch": torch.get_rng_state(), "numpy": np.random.get_state(), "python": random.getstate()}}
+
+    def save_checkpoint(self) -> None:
+        if ddp.rank() != 0:
+            return
+        tmp = self.out / (CHECKPOINT + ".tmp")
+        torch.save(self.state_dict(), tmp)
+        os.replace(tmp, self.out / CHECKPOINT)
+
+    def load_checkpoint(self) -> bool:
+        path = self.out / CHECKPOINT
+        if not path.exists():
+            return False
+        state = torch.load(path, weights_only=False)
+        self.model.load_state_dict(state["model"])
+        self.tasks.load_state_dict(state["tasks"])
+        self.optimizer.load_state_dict(state["optimizer"])
+        self.scheduler.load_state_dict(state["scheduler"])
+        for s, st in zip(self.samplers, state["samplers"]):
+            s.load_state_dict(st)
+        torch.set_rng_state(state["rng"]["torch"])
+        np.random.set_state(state["rng"]["numpy"])
+        random.setstate(state["rng"]["python"])
+        self.step, self.best, self.bad_evals = state["step"], state["best"], state["bad_evals"]
+        _truncate_log(self.out / LOG, self.step)
+        return True
+
+    # -- the loop ---------------------------------------------------------------------------
+    def log(self, record: dict) -> None:
+        if ddp.rank() == 0:
+            with open(self.out / LOG, "a", encoding="utf-8") as f:
+                f.write(json.dumps(record) + "\n")
+
+    def evaluate(self) -> dict[str, float] | None:
+        if not self.evaluator:
+            return None
+        metrics = self.evaluator(self.model)
+        score = self.evaluator.select(metrics)
+        if score > self.best:
+            self.best, self.bad_evals = score, 0
+            if ddp.rank() == 0:
+                self.model.save(self.out / "best")
+        else:
+            self.bad_evals += 1
+        self.log({"step": self.step, "eval": metrics})
+        return metrics
+
+    def train(self, resume: bool = False, on_step: Callable[[int], None] | None = None,
+              show_progress: bool = True) -> Path:
+        cfg = self.config
+        if resume and self.load_checkpoint():
+            pass
+        elif not resume and ddp.rank() == 0:
+            (self.out / LOG).unlink(missing_ok=True)
+        if self.step == 0:
+            self.log({"step": 0, "config": cfg.to_dict(), "world_size": ddp.world_size(), "frozen_params": self.frozen})
+            if cfg.eval_every:
+                self.evaluate()
+        progress = _progress(cfg.max_steps, self.step) if show_progress and ddp.rank() == 0 else None
+        self.model.train()
+        window, t0, done0 = [], time.perf_counter(), self.step
+        try:
+            while self.step < cfg.max_steps:
+                name, loss = self.train_step()
+                window.append(loss)
+                rate = (self.step - done0) / (time.perf_counter() - t0)
+                if self.step % cfg.log_every == 0 or self.step == cfg.max_steps:
+                    self.log({"step": self.step, "task": name, "loss": ddp.all_reduce_mean(loss),
+                              "lr": self.scheduler.get_last_lr()[0], "steps_per_s": rate})
+                if progress:
+                    progress[0].update(progress[1], completed=self.step, loss=f"{np.mean(window[-20:]):.4f}")
+                if on_step:
+                    on_step(self.step)
+                stop = False
+                if cfg.eval_every and self.step % cfg.eval_every == 0:
+                    self.evaluate()
+                    stop = bool(cfg.early_stopping_patience) and self.bad_evals >= cfg.early_stopping_patience
+                if cfg.checkpoint_every and self.step % cfg.checkpoint_every == 0:
+                    self.save_checkpoint()
+                if stop:
+                    self.log({"step": self.step, "early_stop": True})
+                    break
+        finally:
+            if progress:
+                progress[0].stop()
+        final = self.out / "final"
+        if ddp.rank() == 0:
+            self.model.save(final)
+            plot_log(self.out / LOG, self.out / "training.png")
+        return final
+
+
+def train(config: TrainConfig, resume: bool = False, show_progress: bool = True) -> Path:
+    return Trainer(config).train(resume=resume, show_progress=show_progress)
+
+
+def _param_groups(model, tasks, weight_decay: float) -> list[dict]:
+    decay, no_decay = [], []
+    for module in (model, tasks):
+        for name, p in module.named_parameters():
+            if p.requires_grad:
+                (no_decay if p.ndim < 2 or "LayerNorm" in name else decay).append(p)
+    return [{"params": decay, "weight_decay": weight_decay}, {"params": no_decay, "weight_decay": 0.0}]
+
+
+def _truncate_log(path: Path, step: int) -> None:
+    """Drop log lines written after the checkpoint we resume from (they will be redone)."""
+    if not path.exists():
+        return
+    keep = [l for l in path.read_text(encoding="utf-8").splitlines() if l and json.loads(l)["step"] <= step]
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text("".join(l + "\n" for l in keep), encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def _progress(total: int, start: int):
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    from xlingua.progress import RateColumn
+
+    progress = Progress(TextColumn("[bold]train[/]"), BarColumn(), MofNCompleteColumn(),
+                        TextColumn("loss {task.fields[loss]}"), RateColumn("step"), TimeRemainingColumn())
+    task = progress.add_task("train", total=total, completed=start, loss="-")
+    progress.start()
+    return progress, task
+
+
+def plot_log(log: Path, png: Path) -> Path | None:
+    """Loss per task (moving average) and dev metrics against steps."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    records = [json.loads(l) for l in log.read_text(encoding="utf-8").splitlines() if l]
+    losses: dict[str, list] = {}
+    evals: dict[str, list] = {}
+    for r in records:
+        if "loss" in r:
+            losses.setdefault(r["task"], []).append((r["step"], r["loss"]))
+        if "eval" in r:
+            for k, v in r["eval"].items():
+                evals.setdefault(k, []).append((r["step"], v))
+    if not losses and not evals:
+        return None
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4))
+    for name, pts in losses.items():
+        steps, vals = zip(*pts)
+        axes[0].plot(steps, np.convolve(vals, np.ones(min(5, len(vals))) / min(5, len(vals)), mode="same"), label=name)
+    axes[0].set(xlabel="step", ylabel="loss (moving avg of 5 logs)", title="training loss")
+    axes[0].legend()
+    for name, pts in evals.items():
+        steps, vals = zip(*pts)
+        axes[1].plot(steps, vals, marker="o", label=name)
+    axes[1].set(xlabel="step", ylabel="retrieval accuracy %", title="dev evaluation")
+    if evals:
+        axes[1].legend(fontsize=7)
+    fig.tight_layout()
+    tmp = png.with_name(png.stem + ".tmp.png")
+    fig.savefig(tmp, dpi=100)
+    plt.close(fig)
+    os.replace(tmp, png)
+    return png

@@ -1,0 +1,148 @@
+"""The trainer end to end on a tiny BERT: every objective trains, logs, plots and saves a
+model that sentence-transformers loads; config and data errors are clear."""
+import json
+
+import numpy as np
+import pytest
+import torch
+
+from xlingua.training.config import config_from_dict, load_config
+from xlingua.training.data import BatchSampler, load_examples, read_ordered_text, read_pairs
+from xlingua.training.model import SentenceModel
+from xlingua.training.trainer import Trainer
+
+
+def base_config(model_dir, out, tasks, **kw):
+    cfg = {"model": str(model_dir), "output_dir": str(out), "tasks": tasks, "max_steps": 4,
+           "batch_size": 4, "max_seq_length": 16, "lr": 1e-3, "warmup_steps": 1, "log_every": 1,
+           "seed": 3}
+    cfg.update(kw)
+    return config_from_dict(cfg)
+
+
+def test_all_objectives_train_log_plot_and_save(tiny_model_dir, pairs_file, xnli_dir, tmp_path):
+    text = tmp_path / "story.txt"
+    text.write_text("The cat runs. The dog eats! A small house is red.\n\nThe car is blue. The cat sleeps. The dog runs.\n")
+    tasks = [
+        {"name": "tr", "objective": "translation_ranking", "data": {"type": "tsv", "path": str(pairs_file)},
+         "options": {"hard_negatives": 1, "margin": 0.1}},
+        {"name": "nli", "objective": "nli", "data": {"type": "xnli", "langs": ["en", "de"], "data_dir": str(xnli_dir)},
+         "options": {"hidden": 8}},
+        {"name": "next", "objective": "response_ranking", "data": {"type": "ordered_text", "paths": [str(text)]},
+         "options": {"hidden": 8}},
+        {"name": "dueam", "objective": "dueam", "data": {"type": "dueam_weak", "pairs": ["en-de"], "data_dir": str(xnli_dir)}},
+        {"name": "one", "objective": "onealigner", "data": {"type": "tsv", "path": str(pairs_file)}, "options": {"layer": 1}},
+    ]
+    cfg = base_config(tiny_model_dir, tmp_path / "run", tasks, max_steps=5, freeze=["word_embeddings"])
+    trainer = Trainer(cfg)
+    word_emb = trainer.model.model.embeddings.word_embeddings.weight.clone()
+    head0 = trainer.tasks[1].objective.head[0].weight.clone()
+    final = trainer.train(show_progress=False)
+    records = [json.loads(l) for l in (tmp_path / "run" / "log.jsonl").read_text().splitlines()]
+    losses = [r for r in records if "loss" in r]
+    assert [r["task"] for r in losses] == ["tr", "nli", "next", "dueam", "one"]  # cycled, one step each
+    assert all(np.isfinite(r["loss"]) for r in losses)
+    assert (tmp_path / "run" / "training.png").stat().st_size > 0
+    assert len(json.loads((tmp_path / "run" / "hard_negatives.tr.json").read_text())) == 16
+    assert torch.equal(trainer.model.model.embeddings.word_embeddings.weight, word_emb)  # frozen
+    assert not torch.equal(trainer.tasks[1].objective.head[0].weight, head0)  # NLI head trained
+
+    from sentence_transformers import SentenceTransformer
+
+    texts = ["the red cat", "das blaue auto ist klein"]
+    ours = SentenceModel.load(str(final)).encode(texts).numpy()
+    theirs = SentenceTransformer(str(final), device="cpu").encode(texts)
+    np.testing.assert_allclose(ours, theirs, atol=1e-5)
+
+
+def test_prefix_round_trips_and_is_used_by_sentence_transformers(tiny_model_dir, tmp_path):
+    model = SentenceModel.load(str(tiny_model_dir))
+    model.prefix = "query: "
+    model.save(tmp_path / "m")
+    again = SentenceModel.load(str(tmp_path / "m"))
+    assert again.prefix == "query: "
+    from sentence_transformers import SentenceTransformer
+
+    theirs = SentenceTransformer(str(tmp_path / "m"), device="cpu").encode(["the cat"])
+    np.testing.assert_allclose(again.encode(["the cat"]).numpy(), theirs, atol=1e-5)
+    model.prefix = ""
+    assert not np.allclose(model.encode(["the cat"]).numpy(), theirs, atol=1e-3)
+
+
+def test_proportional_sampling_and_early_stopping(tiny_model_dir, pairs_file, tmp_path, monkeypatch):
+    tasks = [{"name": "big", "objective": "translation_ranking", "data": {"type": "tsv", "path": str(pairs_file)}, "weight": 9},
+             {"name": "small", "objective": "translation_ranking", "data": {"type": "tsv", "path": str(pairs_file), "limit": 4}}]
+    cfg = base_config(tiny_model_dir, tmp_path / "run", tasks, sampling="proportional", max_steps=8)
+    trainer = Trainer(cfg)
+    picks = [trainer.pick_task(s) for s in range(400)]
+    # weight x size: 9 * 16 vs 1 * 4 -> 97.3 % big
+    assert 0.93 < picks.count(0) / 400 < 1.0
+    assert picks == [trainer.pick_task(s) for s in range(400)]  # a function of the step only
+
+    # early stopping: a dev score that never improves after the first evaluation
+    from xlingua.training import trainer as trainer_mod
+
+    scores = iter([50.0, 40.0, 40.0, 40.0, 40.0])
+
+    class FakeEval:
+        config = None
+
+        def __bool__(self):
+            return True
+
+        def __call__(self, model):
+            return {"mean": next(scores)}
+
+        def select(self, m):
+            return m["mean"]
+
+    cfg = base_config(tiny_model_dir, tmp_path / "run2", tasks, max_steps=20, eval_every=2, early_stopping_patience=2)
+    t = Trainer(cfg)
+    t.evaluator = FakeEval()
+    t.train(show_progress=False)
+    assert t.step == 4 and t.best == 50.0
+    assert (tmp_path / "run2" / "best" / "modules.json").exists()
+
+
+def test_config_errors_name_file_and_key(tmp_path, tiny_model_dir):
+    path = tmp_path / "bad.yaml"
+    path.write_text(f"model: {tiny_model_dir}\noutput_dir: x\nlearning_rate: 1\ntasks: []\n")
+    with pytest.raises(ValueError, match=r"bad\.yaml.*learning_rate"):
+        load_config(path)
+    path.write_text("model: m\noutput_dir: x\ntasks:\n  - {name: a, objective: magic, data: {type: tsv, path: p}}\n")
+    with pytest.raises(ValueError, match="unknown objective 'magic'"):
+        load_config(path)
+    path.write_text("model: m\noutput_dir: x\nlr: 2e-5\ntasks:\n  - {name: a, objective: nli, data: {type: tsv, path: p}}\n")
+    assert load_config(path).lr == pytest.approx(2e-5)
+
+
+def test_data_readers(tmp_path, xnli_dir):
+    bad = tmp_path / "bad.tsv"
+    bad.write_text("a\tb\nonly one column\n")
+    with pytest.raises(ValueError, match=r"bad\.tsv:2"):
+        read_pairs(bad)
+    text = tmp_path / "t.txt"
+    text.write_text("One. Two? Three!\n\nFour. Five.\n")
+    assert read_ordered_text([text]) == [("One.", "Two?"), ("Two?", "Three!"), ("Four.", "Five.")]
+    weak = load_examples({"type": "dueam_weak", "pairs": ["en-de", "de-en"], "data_dir": str(xnli_dir)})
+    en = load_examples({"type": "xnli", "langs": ["en"], "data_dir": str(xnli_dir)})
+    de = load_examples({"type": "xnli", "langs": ["de"], "data_dir": str(xnli_dir)})
+    assert weak[:6] == [(e[0], d[1]) for e, d in zip(en, de)]  # premise en, hypothesis de, no label
+    assert weak[6:] == [(d[0], e[1]) for e, d in zip(en, de)]
+    unsup = load_examples({"type": "dueam_unsupervised", "langs": ["en", "de"], "data_dir": str(xnli_dir)})
+    assert all(p in [(e[0], e[1]) for e in en + de] for p in unsup) and len(unsup) == 6
+    with pytest.raises(ValueError, match="unknown key"):
+        load_examples({"type": "tsv", "path": str(bad), "colums": 2})
+
+
+def test_batch_sampler_epochs_and_state():
+    s = BatchSampler(10, seed=1)
+    first = [s.next(4).tolist() for _ in range(2)]
+    assert len(set(first[0] + first[1])) == 8  # no repeats within an epoch
+    state = s.state_dict()
+    rest = [s.next(4).tolist() for _ in range(3)]  # the 2-example tail is skipped: new epoch
+    assert state == {"epoch": 0, "pos": 8} and s.epoch == 2
+    assert rest[0] + rest[1] != first[0] + first[1]  # a fresh order each epoch
+    t = BatchSampler(10, seed=1)
+    t.load_state_dict(state)
+    assert [t.next(4).tolist() for _ in range(3)] == rest
