@@ -134,3 +134,39 @@ def test_offline_hub_name_fails_with_one_line(monkeypatch):
 def test_missing_local_directory_is_named(tmp_path):
     with pytest.raises(FileNotFoundError, match="no_such_dir"):
         load_encoder(str(tmp_path / "no_such_dir"))
+
+
+@pytest.mark.parametrize("pooling_cfg,expected", [
+    ({"embedding_dimension": 8, "pooling_mode": "max"}, "max"),  # sentence-transformers >= 6
+    ({"word_embedding_dimension": 8, "pooling_mode_cls_token": True,
+      "pooling_mode_mean_tokens": False}, "cls"),  # classic
+])
+def test_reads_sentence_transformers_settings(tmp_path, pooling_cfg, expected):
+    import json
+
+    from xlingua.encoders.pooling import read_st_settings
+
+    (tmp_path / "modules.json").write_text(json.dumps([
+        {"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"},
+        {"idx": 1, "name": "1", "path": "1_Pooling", "type": "x.Pooling"}]))
+    (tmp_path / "1_Pooling").mkdir()
+    (tmp_path / "1_Pooling" / "config.json").write_text(json.dumps(pooling_cfg))
+    (tmp_path / "sentence_bert_config.json").write_text(json.dumps({"max_seq_length": 128}))
+    (tmp_path / "config_sentence_transformers.json").write_text(json.dumps(
+        {"prompts": {"query": "query: ", "passage": "passage: "}, "default_prompt_name": "query"}))
+    got = read_st_settings(tmp_path)
+    assert (got.pooling, got.normalize, got.max_length, got.prefix) == \
+        (expected, False, 128, "query: ")
+
+
+def test_unsupported_sentence_transformers_pooling_is_an_error(tmp_path):
+    import json
+
+    from xlingua.encoders.pooling import read_st_settings
+
+    (tmp_path / "modules.json").write_text(json.dumps(
+        [{"idx": 1, "name": "1", "path": "p", "type": "x.Pooling"}]))
+    (tmp_path / "p").mkdir()
+    (tmp_path / "p" / "config.json").write_text(json.dumps({"pooling_mode": "lasttoken"}))
+    with pytest.raises(ValueError, match="lasttoken"):
+        read_st_settings(tmp_path)

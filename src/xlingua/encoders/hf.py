@@ -99,6 +99,11 @@ class TransformerEncoder(Encoder):
     def prefix(self) -> str:
         return self.tok.prefix
 
+    @property
+    def tokenizer(self):
+        """The xlingua tokenizer (E5Tokenizer or HFTokenizer); `save_encoder` takes it."""
+        return self.tok
+
     def _model_limit(self) -> int:
         limit = int(getattr(self.model.config, "max_position_embeddings", 512))
         tok_limit = getattr(getattr(self.tok, "tokenizer", None), "model_max_length", None)
