@@ -1,7 +1,9 @@
 """Meaning embeddings on top of any frozen encoder: `load_encoder("BASE+meaning:PATH")`.
 
 PATH is a directory written by `xlingua meaning train` (or the model.pt file in it). The
-vectors are MLP_M(base vector), L2-normalized (Tiyajamorn et al. 2021)."""
+vectors are MLP_M(base vector), L2-normalized (Tiyajamorn et al. 2021). The base encoder is
+frozen, so its vectors go through the shared embedding cache (cache_base=False turns that off):
+evaluating several meaning models, or the base itself, embeds each text once."""
 from __future__ import annotations
 
 import warnings
@@ -12,18 +14,21 @@ import numpy as np
 import torch
 
 from xlingua.encoders.base import Encoder
+from xlingua.encoders.cache import CachedEncoder
 from xlingua.meaning.model import MeaningModel
 
 
 class MeaningEncoder(Encoder):
     normalized = True
 
-    def __init__(self, base_encoder: Encoder, path: str):
+    def __init__(self, base_encoder: Encoder, path: str, cache_base: bool = True):
         file = Path(path)
         if file.is_dir():
             file = file / "model.pt"
         if not file.exists():
             raise FileNotFoundError(f"no meaning model at {path} (expected a directory with model.pt, or the file)")
+        if cache_base and not isinstance(base_encoder, CachedEncoder):
+            base_encoder = CachedEncoder(base_encoder)
         self.base = base_encoder
         self.model = MeaningModel.load(file)
         cfg = self.model.config

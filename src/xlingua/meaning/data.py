@@ -1,13 +1,11 @@
-"""Training pairs from the l10n corpus and an on-disk cache of their base embeddings.
-
-The base encoder is frozen, so its vectors are computed once. The cache is chunked (1,000
-texts a file, keyed by the encoder fingerprint and the chunk's texts): a killed run resumes at
-the first missing chunk, and any caller that embeds the same list hits the same files.
+"""Training pairs from the l10n corpus, and their base embeddings through the shared on-disk
+embedding cache (xlingua.encoders.cache): the base encoder is frozen, so each text is embedded
+once, by whichever process (training, benchmark, `xlingua eval`) gets to it first, and a killed
+run resumes from the last committed chunk.
 """
 from __future__ import annotations
 
 import gzip
-import hashlib
 import os
 import random
 from dataclasses import dataclass
@@ -15,42 +13,16 @@ from pathlib import Path
 
 import numpy as np
 
-from xlingua.paths import corpora_dir, xlingua_home
-
-CHUNK = 1000
-
-
-def cache_dir() -> Path:
-    path = xlingua_home() / "meaning" / "emb"
-    path.mkdir(parents=True, exist_ok=True)
-    return path
-
-
-def _chunk_key(fingerprint: str, texts: list[str]) -> str:
-    h = hashlib.sha256(fingerprint.encode())
-    for t in texts:
-        h.update(b"\x00" + t.encode())
-    return h.hexdigest()[:32]
+from xlingua.encoders.cache import CachedEncoder
+from xlingua.paths import corpora_dir
 
 
 def embed_cached(encoder, texts: list[str], batch_size: int = 64, show_progress: bool = True,
                  lang: str | None = None) -> np.ndarray:
-    """`encoder.encode(texts)`, reading and writing 1,000-text chunks under the cache dir."""
-    texts = list(texts)
-    out = np.zeros((len(texts), encoder.dim), dtype=np.float32)
-    fp = encoder.fingerprint()
-    for start in range(0, len(texts), CHUNK):
-        chunk = texts[start:start + CHUNK]
-        path = cache_dir() / f"{_chunk_key(fp, chunk)}.npy"
-        if path.exists():
-            vecs = np.load(path)
-        else:
-            vecs = encoder.encode(chunk, lang=lang, batch_size=batch_size, show_progress=show_progress)
-            tmp = path.with_suffix(".tmp.npy")
-            np.save(tmp, vecs)
-            os.replace(tmp, path)
-        out[start:start + len(chunk)] = vecs
-    return out
+    """`encoder.encode(texts)`, reading and writing the shared embedding cache."""
+    if not isinstance(encoder, CachedEncoder):
+        encoder = CachedEncoder(encoder, chunk_size=256)
+    return encoder.encode(list(texts), lang=lang, batch_size=batch_size, show_progress=show_progress)
 
 
 @dataclass
