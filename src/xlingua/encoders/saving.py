@@ -24,13 +24,14 @@ SAVE_FORMAT = 1
 def save_encoder(model, tokenizer, out_dir: str | Path, pooling: str = "mean",
                  normalize: bool = True, max_seq_length: int = 512, prefix: str = "",
                  prompts: dict[str, str] | None = None, layer: int | None = None,
-                 meta: dict | None = None) -> Path:
+                 meta: dict | None = None, overwrite: bool = True) -> Path:
     """Write `model` (a transformers model) and `tokenizer` (an xlingua tokenizer with
     `.save(dir)`, or anything with `save_pretrained`) to `out_dir`, replacing it atomically.
 
     `prefix` is prepended to every text (saved as sentence-transformers' default prompt);
     `prompts` names extra prompts (e.g. {"passage": "passage: "}). With `layer` set, only the
     first `layer` transformer blocks are saved, so every loader reads that layer's states.
+    With overwrite=False an existing `out_dir` is kept and FileExistsError raised.
     """
     out_dir = Path(out_dir)
     out_dir.parent.mkdir(parents=True, exist_ok=True)
@@ -76,7 +77,7 @@ def save_encoder(model, tokenizer, out_dir: str | Path, pooling: str = "mean",
             "format": SAVE_FORMAT, "tokenizer": getattr(tokenizer, "kind", "hf"),
             "prefix": prefix, "pooling": pooling, "normalize": normalize,
             "max_length": int(max_seq_length), **(meta or {})})
-        _replace_dir(tmp, out_dir)
+        _replace_dir(tmp, out_dir, overwrite)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
@@ -103,8 +104,16 @@ def _write_json(path: Path, obj) -> None:
     path.write_text(json.dumps(obj, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
 
 
-def _replace_dir(src: Path, dst: Path) -> None:
+def _replace_dir(src: Path, dst: Path, overwrite: bool) -> None:
     """Move a finished directory into place; an older one at `dst` is removed afterwards."""
+    if not overwrite:
+        try:
+            os.rename(src, dst)  # fails if another writer got there first
+            return
+        except OSError:
+            if dst.exists():
+                raise FileExistsError(f"{dst} already exists") from None
+            raise
     old = None
     if dst.exists():
         old = dst.parent / f".{dst.name}.old-{os.getpid()}"
