@@ -127,7 +127,7 @@ class TransformerEncoder(Encoder):
     def _encode_batch(self, texts: list[str], lang: str | None) -> np.ndarray:
         windows, owner, weight = self._windows(texts)
         with self._inference():
-            pooled = torch.cat([self._pooled(b, self.layer, normalize=False)
+            pooled = torch.cat([self._pooled(b, self.layer, normalize=False).float().cpu()
                                 for b in self._forward_groups(windows)])
         out = torch.zeros(len(texts), self.dim)
         if self.pooling == "max":
