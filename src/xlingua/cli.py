@@ -20,6 +20,55 @@ app.add_typer(laser_app, name="laser")
 MODEL_HELP = "Encoder spec: bundled, bundled:torch, use, laser:PATH, BASE+meaning:PATH, or a model dir / hub name."
 
 
+@app.command("embed")
+def embed_command(
+    inputs: list[str] = typer.Argument(..., help="Text files (plain or .gz), one sentence a line; - for stdin."),
+    output: str = typer.Option(..., "-o", "--output", help="OUT.npy, or a directory with --shard-size."),
+    model: str = typer.Option("bundled", "--model", "-m", help=MODEL_HELP),
+    lang: str = typer.Option(None, "--lang", help="Language code of the input (for encoders that use it)."),
+    dtype: str = typer.Option("float32", help="float32 | float16."),
+    batch_size: int = typer.Option(64, help="Sentences per encoder batch (sorted by length)."),
+    shard_size: int = typer.Option(None, help="Write OUT/ as shards of N rows + index.json; a rerun resumes."),
+    buffer_lines: int = typer.Option(50_000, help="Lines read and length-sorted at a time (bounds memory)."),
+    errors: str = typer.Option("strict", help="Invalid UTF-8: strict (error with file:line) | replace (U+FFFD)."),
+    max_chars: int = typer.Option(1_000_000, help="Lines longer than this are an error (shorter ones are embedded whole)."),
+    ids: bool = typer.Option(False, "--ids", help="Lines are id<TAB>sentence; ids go to OUT.ids.txt."),
+):
+    """Embed sentences: exactly one row per input line, in order."""
+    from xlingua.data.text import InputError
+    from xlingua.embed import EmbedConfig, embed_files
+    from xlingua.encoders.loading import load_encoder
+
+    try:
+        config = EmbedConfig(inputs, output, lang=lang, dtype=dtype, batch_size=batch_size,
+                             shard_size=shard_size, buffer_lines=buffer_lines, errors=errors,
+                             max_chars=max_chars, ids=ids)
+        from xlingua.data.text import check_readable
+
+        check_readable(inputs)  # before the model loads
+        result = embed_files(load_encoder(model), config)
+    except (InputError, ValueError, OSError) as exc:
+        typer.secho(f"error: {exc}", fg=typer.colors.RED, err=True)
+        raise typer.Exit(2)
+    reused = f" ({result.shards_reused} shards reused)" if result.shards_reused else ""
+    typer.echo(f"wrote {result.rows:,} x {result.dim} {result.dtype} -> {result.output}{reused}", err=True)
+
+
+@app.command("demo")
+def demo_command(
+    model: str = typer.Option("bundled", "--model", "-m", help=MODEL_HELP),
+    pair: list[str] = typer.Option(["en-zh", "ar-hi"], "--pair", help="Language pair SRC-TGT to show in detail (repeatable)."),
+):
+    """Embed the built-in 8-language example and align its sentences across languages."""
+    from xlingua.demo import run_demo
+
+    try:
+        run_demo(model, pairs=[tuple(p.split("-", 1)) for p in pair])
+    except (ValueError, OSError) as exc:
+        typer.secho(f"error: {exc}", fg=typer.colors.RED, err=True)
+        raise typer.Exit(2)
+
+
 @app.command("mine")
 def mine_command(
     src: str = typer.Argument(..., help="Source corpus: one sentence a line (or id<TAB>sentence), plain or .gz."),
@@ -89,6 +138,23 @@ def eval_command(
                      list_tasks=list_tasks, compare=compare, no_cache=no_cache, batch_size=batch_size)
     if code:
         raise typer.Exit(code)
+
+
+@app.command("train")
+def train_command(
+    config: str = typer.Argument(..., help="Training recipe (YAML), e.g. configs/train_translation_ranking.yaml."),
+    resume: bool = typer.Option(False, "--resume", help="Continue from OUTPUT_DIR/checkpoint.pt (same data order, same result)."),
+    output_dir: str = typer.Option(None, "--output-dir", "-o", help="Override the recipe's output_dir."),
+    model: str = typer.Option(None, "--model", "-m", help="Override the recipe's start model (bundled:torch or a model dir)."),
+    max_steps: int = typer.Option(None, "--max-steps", help="Override the recipe's max_steps."),
+):
+    """Fine-tune a sentence encoder with mUSE / DuEAM / OneAligner objectives (issue 5).
+    Under `torchrun --nproc_per_node N` the batch is spread over N processes."""
+    from xlingua.training import load_config, train
+
+    overrides = {k: v for k, v in (("output_dir", output_dir), ("model", model), ("max_steps", max_steps)) if v is not None}
+    final = train(load_config(config, overrides), resume=resume)
+    typer.echo(f"model: {final}")
 
 
 if __name__ == "__main__":

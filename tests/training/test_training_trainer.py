@@ -58,6 +58,10 @@ def test_all_objectives_train_log_plot_and_save(tiny_model_dir, pairs_file, xnli
 def test_prefix_round_trips_and_is_used_by_sentence_transformers(tiny_model_dir, tmp_path):
     model = SentenceModel.load(str(tiny_model_dir))
     model.prefix = "query: "
+    out = model(["the cat"], token_layer=1)
+    # [CLS] q ##u ##e ##r ##y : the cat [SEP]: the mask keeps the text tokens, prefix included
+    n = len(model.encoder.tok.content_ids(["the cat"])[0])
+    assert n == 8 and out["token_mask"].tolist() == [[0] + [1] * n + [0]]
     model.save(tmp_path / "m")
     again = SentenceModel.load(str(tmp_path / "m"))
     assert again.prefix == "query: "

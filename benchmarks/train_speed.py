@@ -1,0 +1,125 @@
+"""Seconds per training step of each xlingua objective, and the translation-ranking step
+against sentence-transformers' MultipleNegativesRankingLoss on the same model, batch and
+length, measured in the same run (rounds alternate the two so load changes hit both).
+
+    .venv/bin/python benchmarks/train_speed.py --model bundled:torch --batch 16 --length 32
+
+Each step = forward of both sides + loss + backward + AdamW step, word embeddings frozen
+(--no-freeze trains them too). Data: the first l10n de-en train pairs (and XNLI dev en for
+the NLI task). Prints a table; --json FILE writes the figures.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import time
+
+import torch
+
+from xlingua.training.config import TaskConfig
+from xlingua.training.model import SentenceModel
+from xlingua.training.tasks import build_task
+
+
+def time_steps(step, n: int) -> list[float]:
+    out = []
+    for _ in range(n):
+        t0 = time.perf_counter()
+        step()
+        out.append(time.perf_counter() - t0)
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--model", default="bundled:torch")
+    ap.add_argument("--batch", type=int, default=16)
+    ap.add_argument("--length", type=int, default=32)
+    ap.add_argument("--steps", type=int, default=8, help="timed steps per round")
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--no-freeze", action="store_true")
+    ap.add_argument("--json")
+    args = ap.parse_args()
+    torch.manual_seed(0)
+    model = SentenceModel.load(args.model, args.length)
+    if not args.no_freeze:
+        model.model.embeddings.word_embeddings.weight.requires_grad_(False)
+    model.train()
+    b = args.batch
+    l10n = {"type": "l10n", "langs": ["de"], "limit": 4096}
+    specs = {
+        "translation_ranking (bidirectional)": ("translation_ranking", l10n, {}),
+        "translation_ranking (one direction)": ("translation_ranking", l10n, {"bidirectional": False}),
+        "translation_ranking + 1 hard negative": ("translation_ranking", {**l10n, "limit": 512}, {"hard_negatives": 1}),
+        "nli (XNLI dev en)": ("nli", {"type": "xnli", "langs": ["en"]}, {}),
+        "response_ranking": ("response_ranking", l10n, {}),
+        "dueam (exact EMD)": ("dueam", {"type": "dueam_weak", "pairs": ["en-de"]}, {}),
+        "onealigner (last layer)": ("onealigner", l10n, {}),
+    }
+    results = {}
+    batches = {}
+    for name, (objective, data, opts) in specs.items():
+        task = build_task(TaskConfig(name=name, objective=objective, data=data, options=opts), model.dim)
+        task.prepare(model, "/tmp")
+        params = [p for p in list(model.parameters()) + list(task.parameters()) if p.requires_grad]
+        opt = torch.optim.AdamW(params, lr=1e-5)
+        counter = iter(range(10**9))
+
+        def step(task=task, opt=opt, counter=counter):
+            start = (next(counter) * b) % (len(task.examples) - b)
+            idx = list(range(start, start + b))
+            loss = task.loss(model, [task.examples[i] for i in idx], idx)
+            loss.backward()
+            opt.step()
+            opt.zero_grad(set_to_none=True)
+        step()  # warm-up (and DuEAM's first WMD computations are inside the timed steps)
+        batches[name] = step
+
+    # sentence-transformers MNRL on the same weights, tokens and batch
+    from sentence_transformers import SentenceTransformer
+    from sentence_transformers.losses import MultipleNegativesRankingLoss
+
+    st = SentenceTransformer(str(model.encoder.path), device="cpu")
+    st.max_seq_length = args.length
+    st[0].auto_model.embeddings.word_embeddings.weight.requires_grad_(args.no_freeze)
+    st.train()
+    mnrl = MultipleNegativesRankingLoss(st)
+    st_opt = torch.optim.AdamW([p for p in st.parameters() if p.requires_grad], lr=1e-5)
+    pairs = build_task(TaskConfig(name="x", objective="translation_ranking", data=l10n), model.dim).examples
+    st_counter = iter(range(10**9))
+    prefix = model.prefix
+
+    def st_step():
+        start = (next(st_counter) * b) % (len(pairs) - b)
+        batch = pairs[start : start + b]
+        feats = [st.tokenize([prefix + p[0] for p in batch]), st.tokenize([prefix + p[1] for p in batch])]
+        loss = mnrl(feats, None)
+        loss.backward()
+        st_opt.step()
+        st_opt.zero_grad(set_to_none=True)
+    st_step()
+    batches["sentence-transformers MNRL (one direction)"] = st_step
+
+    times = {name: [] for name in batches}
+    for _ in range(args.rounds):
+        for name, step in batches.items():
+            times[name].extend(time_steps(step, args.steps))
+    print(f"\nmodel {args.model}, batch {b} pairs, max length {args.length}, "
+          f"{'all weights' if args.no_freeze else 'word embeddings frozen'}, "
+          f"{args.rounds} rounds x {args.steps} steps, torch threads {torch.get_num_threads()}")
+    print(f"{'objective':45s} {'median s/step':>13s} {'steps/s':>8s}")
+    for name, ts in times.items():
+        med = statistics.median(ts)
+        results[name] = {"median_s": med, "mean_s": statistics.mean(ts), "n": len(ts)}
+        print(f"{name:45s} {med:13.3f} {1 / med:8.2f}")
+    ours = results["translation_ranking (one direction)"]["median_s"]
+    theirs = results["sentence-transformers MNRL (one direction)"]["median_s"]
+    print(f"\ntranslation ranking (one direction) / MNRL time ratio: {ours / theirs:.3f}")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"args": vars(args), "results": results, "ratio_vs_mnrl": ours / theirs}, f, indent=2)
+
+
+if __name__ == "__main__":
+    main()
