@@ -1,0 +1,139 @@
+"""Each metric on a toy whose answer is known by hand."""
+import numpy as np
+import pytest
+
+from xlingua.evaluation.bucc import at_threshold, cross_validated, mine_candidates, ranked
+from xlingua.evaluation.classify import cv_accuracy
+from xlingua.evaluation.eigen import eigen_similarity, laplacian_spectrum, sampled_eigen_similarity
+from xlingua.evaluation.retrieval import precision_at_1
+from xlingua.evaluation.sts import correlations, pair_cosines
+from xlingua.evaluation.tatoeba import XTREME36, retrieval_accuracy, score_matrices, subset_langs
+from xlingua.evaluation.xnli import pair_features
+from xlingua.mining.calibrate import best_threshold
+
+
+def test_retrieval_accuracy_both_directions():
+    s = np.array([[0.9, 0.1, 0.0],
+                  [0.8, 0.7, 0.0],   # row 1 prefers column 0: wrong
+                  [0.0, 0.1, 0.5]])
+    fwd, bwd = retrieval_accuracy(s)
+    assert fwd == pytest.approx(200 / 3)   # rows 0 and 2 right
+    assert bwd == pytest.approx(100.0)     # column argmaxes 0, 1, 2
+
+
+def test_margin_flips_the_top1_of_a_hub():
+    # x_i translates y_i. y1 is a hub (about equally close to every x), so by cosine its
+    # nearest x is x0 (0.698 > 0.645); the ratio margin divides by the hub's high
+    # neighbourhood mean and x0's, and picks x1.
+    x = np.array([[1, 0.2, 0], [0, 1, 0.1], [0.1, 0, 1]], float)
+    y = np.array([[1, 0.05, 0], [0.6, 0.6, 0.55], [0.05, 0.1, 1]], float)
+    s = score_matrices(x, y, k=2, alpha=0.5)
+    assert s["cosine"][:, 1].argmax() == 0
+    assert s["margin"][:, 1].argmax() == 1
+    assert retrieval_accuracy(s["cosine"]) == pytest.approx((100.0, 200 / 3))
+    assert retrieval_accuracy(s["margin"]) == pytest.approx((100.0, 100.0))
+    # in-batch normalization subtracts each column's mean: the hub column loses its lead too
+    assert s["inbatch"][:, 1].argmax() == 1
+    assert s["inbatch"][0, 1] == pytest.approx(s["cosine"][0, 1] - 0.5 * (s["cosine"][0].mean() + s["cosine"][:, 1].mean()))
+
+
+def test_subset_langs():
+    present = ["afr", "deu", "xho"]
+    assert subset_langs("tatoeba36", present)[0] == ["afr", "deu"]
+    assert len(subset_langs("tatoeba36", present)[1]) == len(XTREME36) - 2
+    assert subset_langs("all", present)[0] == present
+    assert subset_langs("xho,deu", present)[0] == ["xho", "deu"]
+    with pytest.raises(ValueError, match="no data for"):
+        subset_langs("deu,kli", present)
+
+
+def test_spearman_and_pearson_on_a_toy():
+    # ranks of pred 1,3,2,5,4 vs gold 1..5: sum d^2 = 4, rho = 1 - 6*4/(5*24) = 0.8
+    out = correlations([0.1, 0.5, 0.3, 0.9, 0.7], [1, 2, 3, 4, 5])
+    assert out["spearman"] == pytest.approx(80.0)
+    assert correlations([1, 2, 3], [2, 4, 6])["pearson"] == pytest.approx(100.0)
+    with pytest.raises(ValueError, match="at least 3"):
+        correlations([1, 2], [1, 2])
+
+
+def test_pair_cosines():
+    a = np.array([[1.0, 0.0], [3.0, 4.0]])
+    b = np.array([[0.0, 2.0], [3.0, 4.0]])
+    assert np.allclose(pair_cosines(a, b), [0.0, 1.0])
+
+
+def test_bucc_best_threshold_f1_known():
+    # candidates by score: right, wrong, right, wrong; 3 gold pairs (one never proposed).
+    # Cut after 3: P = 2/3, R = 2/3 -> F1 = 2/3, the best (after 1: 0.5, 2: 0.4, 4: 0.571).
+    cands = {(0, 0): 0.9, (1, 5): 0.8, (2, 2): 0.7, (3, 9): 0.6}
+    gold = {(0, 0), (2, 2), (4, 4)}
+    best = best_threshold(*ranked(cands, gold), len(gold))
+    assert best["f1"] == pytest.approx(2 / 3)
+    assert best["threshold"] == pytest.approx(0.7)
+    assert at_threshold(cands, gold, 0.85) == {"precision": 1.0, "recall": 1 / 3, "f1": 0.5,
+                                               "predicted": 1, "correct": 1, "gold": 3}
+
+
+def test_bucc_cross_validated_threshold_is_chosen_on_the_other_fold():
+    # fold = row parity. Odd fold: gold (1,1) at 0.9, a wrong (3,7) at 0.5 -> threshold 0.9.
+    # Even fold: gold (0,0) at 0.95, gold (2,2) at 0.6, wrong (4,8) at 0.7.
+    cands = {(1, 1): 0.9, (3, 7): 0.5, (0, 0): 0.95, (2, 2): 0.6, (4, 8): 0.7}
+    gold = {(1, 1), (0, 0), (2, 2)}
+    odd_cal, even_cal = cross_validated(cands, gold, lambda i: i % 2)
+    # threshold 0.9 on the even fold keeps only (0,0): P 1, R 1/2
+    assert odd_cal["threshold"] == pytest.approx(0.9)
+    assert odd_cal["f1"] == pytest.approx(2 / 3)
+    # even fold's best: cut at 0.95 (F1 .667) vs 0.6 (P 2/3, R 1, F1 .8) -> 0.6; odd fold at 0.6: (1,1) only
+    assert even_cal["threshold"] == pytest.approx(0.6)
+    assert even_cal["f1"] == pytest.approx(1.0)
+
+
+def test_mine_candidates_modes():
+    # x0 <-> y0 mutual; x1's best is y0 too (but y0's best is x0); y1 is nobody's best.
+    x = np.array([[1.0, 0.0], [0.8, 0.6]])
+    y = np.array([[1.0, 0.05], [0.0, 1.0]])
+    fwd = mine_candidates(x, y, "forward", k=1, n_cand=2, margin="absolute")
+    assert set(fwd) == {(0, 0), (1, 0)}
+    bwd = mine_candidates(x, y, "backward", k=1, n_cand=2, margin="absolute")
+    assert set(bwd) == {(0, 0), (1, 1)}
+    assert set(mine_candidates(x, y, "intersect", k=1, n_cand=2, margin="absolute")) == {(0, 0)}
+    assert set(mine_candidates(x, y, "max", k=1, n_cand=2, margin="absolute")) == {(0, 0), (1, 0), (1, 1)}
+    with pytest.raises(ValueError, match="unknown mode"):
+        mine_candidates(x, y, "both")
+
+
+def test_precision_at_1_with_sampled_distractors():
+    rng = np.random.default_rng(0)
+    y = rng.standard_normal((50, 8))
+    x = y + 0.01 * rng.standard_normal((50, 8))
+    assert precision_at_1(x, y, distractors=10) == pytest.approx(100.0)
+    x[3] = y[4]  # query 3 now equals y4: wrong whenever y4 is among its distractors
+    full = precision_at_1(x, y, distractors=999)  # 49 others -> all used
+    assert full == pytest.approx(98.0)
+    assert 98.0 <= precision_at_1(x, y, distractors=10, seed=1) <= 100.0
+
+
+def test_eigen_similarity_hand_case():
+    # 3 orthogonal vectors: no edges, Laplacian 0. 3 equal vectors: A = J - I, L = 3I - J,
+    # eigenvalues 3, 3, 0; 90% of 6 needs k = 2 -> delta = (0-3)^2 + (0-3)^2 = 18.
+    ortho = np.eye(3)
+    same = np.ones((3, 3))
+    assert np.allclose(laplacian_spectrum(same), [3, 3, 0])
+    assert eigen_similarity(ortho, same) == pytest.approx(18.0)
+    rot = np.linalg.qr(np.random.default_rng(0).standard_normal((5, 5)))[0]
+    x = np.random.default_rng(1).standard_normal((10, 5))
+    assert eigen_similarity(x, x @ rot) == pytest.approx(0.0, abs=1e-8)  # isometry: same graph
+    assert sampled_eigen_similarity(x, x @ rot, samples=5, size=4) == pytest.approx(0.0, abs=1e-8)
+
+
+def test_pair_features_layout():
+    u, v = np.array([[1.0, -2.0]]), np.array([[3.0, 1.0]])
+    assert np.allclose(pair_features(u, v), [[1, -2, 3, 1, 2, 3, 3, -2]])
+
+
+def test_classify_cv_separable_toy():
+    rng = np.random.default_rng(0)
+    y = np.array([0, 1] * 20)
+    x = rng.standard_normal((40, 3)) * 0.1
+    x[:, 0] += np.where(y == 1, 2.0, -2.0)
+    assert cv_accuracy(x, y, folds=2, grid=[1.0]) == pytest.approx(100.0)
