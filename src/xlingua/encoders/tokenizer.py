@@ -118,6 +118,7 @@ class E5Tokenizer:
         self.table = dict(normalization)
         self.prefix = prefix
         self.bos, self.eos, self.pad_id = 0, 2, 1
+        self.head, self.tail = [self.bos], [self.eos]  # the special tokens around a text
         self.num_special = 2
 
     @cached_property
@@ -147,7 +148,7 @@ class E5Tokenizer:
         return [e.ids for e in encs]
 
     def wrap(self, ids: list[int]) -> list[int]:
-        return [self.bos, *ids, self.eos]
+        return [*self.head, *ids, *self.tail]
 
     def save(self, out_dir: str | Path) -> None:
         out_dir = Path(out_dir)
