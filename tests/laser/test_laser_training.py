@@ -32,7 +32,7 @@ def toy_corpus(tmp_path):
 
 def _cfg(**kw):
     base = dict(langs=["de", "fr"], second_target="fr", multi30k=False, vocab_size=40, embed_dim=16, hidden=16,
-                dec_hidden=24, lang_dim=4, max_tokens=200, lr=5e-3, max_steps=60, checkpoint_every=1000, log_every=10,
+                dec_hidden=24, lang_dim=4, max_tokens=200, lr=5e-3, max_steps=60, checkpoint_every=1000, log_every=10, snapshot_every=30,
                 dropout=0.0)
     base.update(kw)
     return LaserTrainConfig(**base)
@@ -52,6 +52,10 @@ def test_training_reduces_loss_and_round_trips(tmp_path, toy_corpus):
     # Same vectors one at a time (padding does not leak into the max-pool).
     np.testing.assert_allclose(np.vstack([enc.encode([t]) for t in texts]), vecs, atol=1e-5)
     assert enc.fingerprint() == LaserEncoder(str(out)).fingerprint()
+    # A snapshot taken at step 30 loads too and differs from the final weights.
+    snap = load_encoder(f"laser:{out}/encoder_step30.pt")
+    assert snap.name.endswith("encoder_step30.pt") and snap.fingerprint() != enc.fingerprint()
+    assert not np.allclose(snap.encode(texts), vecs)
 
 
 def test_resume_equals_uninterrupted(tmp_path, toy_corpus):

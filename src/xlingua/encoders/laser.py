@@ -1,6 +1,6 @@
 """A BiLSTM LASER encoder trained by `xlingua laser train`: `load_encoder("laser:DIR")`.
 
-DIR holds encoder.pt and spm.model. Vectors are the max-pooled BiLSTM states (not normalized;
+DIR holds encoder.pt and spm.model (`laser:DIR/encoder_step400.pt` loads a snapshot of DIR). Vectors are the max-pooled BiLSTM states (not normalized;
 use cosine). Inputs are never truncated: the LSTM reads any length."""
 from __future__ import annotations
 
@@ -20,11 +20,14 @@ class LaserEncoder(Encoder):
     normalized = False
 
     def __init__(self, path: str, threads: int | None = None):
-        root = Path(path)
-        missing = [f for f in ("encoder.pt", "spm.model") if not (root / f).exists()]
+        root, weights = Path(path), "encoder.pt"
+        if root.suffix == ".pt":
+            root, weights = root.parent, root.name
+        missing = [f for f in (weights, "spm.model") if not (root / f).exists()]
         if missing:
             raise FileNotFoundError(f"{path} is not a LASER model directory: missing {', '.join(missing)}")
-        blob = torch.load(root / "encoder.pt", map_location="cpu", weights_only=True)
+        self.weights = root / weights
+        blob = torch.load(self.weights, map_location="cpu", weights_only=True)
         self.config = LaserConfig(**blob["config"])
         self.net = BiLSTMEncoder(self.config)
         self.net.load_state_dict(blob["state"])
@@ -34,7 +37,7 @@ class LaserEncoder(Encoder):
             torch.set_num_threads(threads)
         self.path = root
         self.dim = self.net.dim
-        self.name = f"laser:{root.name}"
+        self.name = f"laser:{root.name}" + ("" if weights == "encoder.pt" else f"/{weights}")
 
     def _encode_batch(self, texts: list[str], lang: str | None) -> np.ndarray:
         tokens, lengths = pad_batch(self.sp.encode(texts))
@@ -42,6 +45,6 @@ class LaserEncoder(Encoder):
             return self.net(tokens, lengths).numpy()
 
     def fingerprint(self) -> str:
-        h = hashlib.sha256((self.path / "encoder.pt").read_bytes())
+        h = hashlib.sha256(self.weights.read_bytes())
         h.update((self.path / "spm.model").read_bytes())
         return f"laser-{h.hexdigest()[:16]}"

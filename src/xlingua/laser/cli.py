@@ -25,6 +25,7 @@ def train(
     max_steps: int = typer.Option(100000),
     max_minutes: float = typer.Option(0.0, help="Training-time budget in minutes, summed over resumes (0 = none)."),
     checkpoint_every: int = typer.Option(200),
+    snapshot_every: int = typer.Option(0, help="Also keep encoder_step{N}.pt every N steps (0 = never)."),
     resume: bool = typer.Option(True, "--resume/--no-resume", help="Continue from OUT/checkpoint.pt if present."),
     seed: int = typer.Option(0),
 ):
@@ -34,7 +35,8 @@ def train(
     cfg = LaserTrainConfig(langs=[l.strip() for l in langs.split(",") if l.strip()], second_target=second_target,
                            l10n_pairs=l10n_pairs, multi30k=multi30k, vocab_size=vocab_size, layers=layers,
                            hidden=hidden, embed_dim=embed_dim, dec_hidden=dec_hidden, max_tokens=max_tokens, lr=lr,
-                           max_steps=max_steps, max_minutes=max_minutes, checkpoint_every=checkpoint_every, seed=seed)
+                           max_steps=max_steps, max_minutes=max_minutes, checkpoint_every=checkpoint_every,
+                           snapshot_every=snapshot_every, seed=seed)
     log = train_laser(cfg, out, resume=resume)
     typer.echo(f"{log['steps']} steps in {log['train_seconds']:.0f}s; encoder {log['encoder_params']:,} params, "
                f"{log['encoder_bytes'] / 1e6:.1f} MB; wrote {out / 'encoder.pt'}")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -44,6 +45,7 @@ class LaserTrainConfig:
     max_minutes: float = 0.0  # 0 = no time budget
     checkpoint_every: int = 200
     log_every: int = 50
+    snapshot_every: int = 0  # also keep encoder_step{N}.pt every N steps (0 = never), to compare runs at equal steps
     seed: int = 0
 
     def model_config(self, vocab_size: int) -> LaserConfig:
@@ -93,7 +95,7 @@ def build_directions(cfg: LaserTrainConfig, out: Path, l10n_root: Path, multi30k
 
 def _data_model_config(d: dict) -> dict:
     """The part of a config a resumed run must share (the budget may change)."""
-    return {k: v for k, v in d.items() if k not in ("max_steps", "max_minutes", "checkpoint_every", "log_every")}
+    return {k: v for k, v in d.items() if k not in ("max_steps", "max_minutes", "checkpoint_every", "log_every", "snapshot_every")}
 
 
 def _save(obj, path: Path) -> None:
@@ -127,8 +129,8 @@ def train_steps(model: LaserModel, opt, directions: list[Direction], schedule: S
     return step
 
 
-def export_encoder(model: LaserModel, out: Path) -> None:
-    _save({"config": model.config.to_dict(), "state": model.encoder.state_dict()}, out / "encoder.pt")
+def export_encoder(model: LaserModel, out: Path, name: str = "encoder.pt") -> None:
+    _save({"config": model.config.to_dict(), "state": model.encoder.state_dict()}, out / name)
 
 
 def train_laser(cfg: LaserTrainConfig, out_dir, *, l10n_root=None, multi30k_root=None, resume: bool = True,
@@ -176,10 +178,14 @@ def train_laser(cfg: LaserTrainConfig, out_dir, *, l10n_root=None, multi30k_root
             history.append({"step": s, "loss": window["loss"] / window["n"], "tokens": window["tokens"],
                             "seconds": round(elapsed + time.time() - run_start, 1)})
             window.update(loss=0.0, n=0, tokens=0)
+            if not sys.stdout.isatty():  # the bar only draws on a terminal; keep logs readable
+                print(json.dumps(history[-1]), flush=True)
         if progress:
             progress[0].update(progress[1], completed=s, description=f"loss {loss:.3f} ({d.src_lang}->{d.tgt_lang})")
         if s % cfg.checkpoint_every == 0:
             checkpoint(s, elapsed + time.time() - run_start)
+        if cfg.snapshot_every and s % cfg.snapshot_every == 0:
+            export_encoder(model, out, f"encoder_step{s}.pt")
 
     try:
         step = train_steps(model, opt, directions, schedule, step, cfg.max_steps, cfg.seed, on_step, budget_end)

@@ -13,7 +13,7 @@ PAD, UNK, BOS, EOS = 0, 1, 2, 3
 
 
 def train_vocab(texts_by_lang: dict[str, list[str]], out_prefix: str | os.PathLike, vocab_size: int = 8000,
-                per_lang: int = 20000, seed: int = 0) -> Path:
+                per_lang: int = 5000, seed: int = 0) -> Path:
     """Train on up to `per_lang` sentences of each language (equal shares, so that small
     languages keep their pieces); return the .model path."""
     rng = random.Random(seed)
