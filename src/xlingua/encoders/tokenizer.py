@@ -40,6 +40,18 @@ META = "\u2581"
 NORMALIZATION_FILE = "xlingua_normalization.json"
 
 
+def _check_encodable(texts: Sequence[str]) -> None:
+    """Name the text that `tokenizers` refused (a lone surrogate is not Unicode text)."""
+    for t in texts:
+        if not isinstance(t, str):
+            raise TypeError(f"texts must be str, got a {type(t).__name__}: {t!r:.60}")
+        try:
+            t.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise ValueError(f"text is not valid Unicode ({exc.reason} at character "
+                             f"{exc.start}): {t!r:.60}") from None
+
+
 def compile_charsmap(normalization: dict[int, str]) -> bytes:
     """A SentencePiece precompiled charsmap for a per-codepoint map, built by sentencepiece's
     trainer from a normalization rule TSV (the trainer needs a corpus; a tiny one serves)."""
@@ -144,7 +156,11 @@ class E5Tokenizer:
     def content_ids(self, texts: Sequence[str]) -> list[list[int]]:
         """Token ids of prefix + text, without <s> and </s>, never truncated."""
         normalized = [(self.prefix + t).translate(self.table) for t in texts]
-        encs = self.tokenizer.encode_batch(normalized, add_special_tokens=False)
+        try:
+            encs = self.tokenizer.encode_batch(normalized, add_special_tokens=False)
+        except TypeError:
+            _check_encodable(texts)
+            raise
         return [e.ids for e in encs]
 
     def wrap(self, ids: list[int]) -> list[int]:
@@ -188,8 +204,12 @@ class HFTokenizer:
         self.num_special = len(self.head) + len(self.tail)
 
     def content_ids(self, texts: Sequence[str]) -> list[list[int]]:
-        enc = self.tokenizer([self.prefix + t for t in texts], add_special_tokens=False,
-                             truncation=False, verbose=False)
+        try:
+            enc = self.tokenizer([self.prefix + t for t in texts], add_special_tokens=False,
+                                 truncation=False, verbose=False)
+        except TypeError:
+            _check_encodable(texts)
+            raise
         return enc["input_ids"]
 
     def wrap(self, ids: list[int]) -> list[int]:
