@@ -27,6 +27,23 @@ class EvalContext:
         return self.encoder.encode(texts, lang=lang, batch_size=self.batch_size,
                                    show_progress=self.show_progress)
 
+    def track(self, items, what: str):
+        """Iterate over `items` with a task-level progress bar (languages, tracks...)."""
+        items = list(items)
+        if not self.show_progress or len(items) < 2:
+            yield from items
+            return
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+        with Progress(TextColumn(f"[bold blue]{what}[/]"), BarColumn(), MofNCompleteColumn(),
+                      TextColumn("{task.fields[item]}"), TimeElapsedColumn()) as bar:
+            task = bar.add_task(what, total=len(items), item="")
+            for item in items:
+                label = item[0] if isinstance(item, tuple) else getattr(item, "name", item)
+                bar.update(task, item=str(label))
+                yield item
+                bar.advance(task)
+
     def head(self, items: list) -> list:
         return items if self.limit is None else items[: self.limit]
 

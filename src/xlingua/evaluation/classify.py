@@ -62,7 +62,7 @@ class Classify(Task):
         seed = int(opt["seed"])
         res = TaskResult(self.name, config={**opt, "classifier": f"LogisticRegression, C in {C_GRID} by 5-fold GridSearchCV",
                                             "protocol": "10-fold CV for MR/CR/SUBJ/MPQA; TREC and SST2 train/test"})
-        for probe in probes:
+        for probe in ctx.track(probes, "classify"):
             if probe in B.SENTEVAL_BINARY:
                 texts, y = _head(B.read_senteval_binary(probe, ctx.data_dir), ctx.limit)
                 acc = cv_accuracy(ctx.embed(texts, "en"), y, 10, seed)

@@ -63,7 +63,7 @@ class Eigen(Task):
         opt = self.options(ctx)
         langs, missing = subset_langs(str(opt["subset"]), tatoeba_langs(ctx.data_dir))
         res = TaskResult(self.name, config={**opt, "graph": "complete, cosine weights clipped at 0"})
-        for lang in langs:
+        for lang in ctx.track(langs, "eigen"):
             xx, en = read_tatoeba(lang, ctx.data_dir)
             x, y = ctx.embed(ctx.head(xx), lang), ctx.embed(ctx.head(en), "en")
             res.rows[lang] = {"eigen-similarity": sampled_eigen_similarity(

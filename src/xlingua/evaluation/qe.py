@@ -22,7 +22,7 @@ class QualityEstimation(Task):
         opt = self.options(ctx)
         pairs = MLQE_PAIRS if opt["subset"] == "all" else tuple(str(opt["subset"]).split(","))
         res = TaskResult(self.name, config={"pairs": list(pairs), "split": "test20", "gold": "z_mean"})
-        for pair in pairs:
+        for pair in ctx.track(pairs, "qe"):
             data = read_mlqe(pair, "test20", ctx.data_dir).head(ctx.limit)
             a = ctx.embed(data.s1, data.lang1)
             b = ctx.embed(data.s2, data.lang2)

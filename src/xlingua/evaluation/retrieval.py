@@ -60,7 +60,7 @@ class Retrieval(Task):
                 items = [(f"multi30k.{l}", l, read_multi30k(l, data_dir=ctx.data_dir), en) for l in MULTI30K_LANGS]
             else:
                 raise ValueError(f"unknown retrieval set {name!r}; choose l10n or multi30k")
-            for row, lang, xx, ys in items:
+            for row, lang, xx, ys in ctx.track(items, f"retrieval {name}"):
                 if len(xx) != len(ys):
                     raise ValueError(f"{row}: {len(xx)} sentences but {len(ys)} English ones")
                 xx, ys = ctx.head(xx), ctx.head(ys)

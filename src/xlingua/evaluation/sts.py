@@ -58,7 +58,7 @@ class STS(Task):
         groups = GROUPS if opt["subset"] == "all" else tuple(g.strip() for g in str(opt["subset"]).split(","))
         res = TaskResult(self.name, config={"sets": list(groups), "similarity": "cosine"})
         for group in groups:
-            for pairs in load_group(group, ctx.data_dir):
+            for pairs in ctx.track(load_group(group, ctx.data_dir), f"sts {group}"):
                 res.rows[pairs.name] = score_pairs(ctx, pairs)
                 if pairs.note:
                     res.notes.append(f"{pairs.name}: {pairs.note}")

@@ -65,7 +65,7 @@ class Tatoeba(Task):
         if missing:
             res.notes.append(f"{len(missing)} of the {len(XTREME36)} XTREME languages are absent from the "
                              f"data and not averaged: {' '.join(missing)}")
-        for lang in langs:
+        for lang in ctx.track(langs, "tatoeba"):
             xx, en = read_tatoeba(lang, ctx.data_dir)
             xx, en = ctx.head(xx), ctx.head(en)
             x, y = ctx.embed(xx, lang), ctx.embed(en, "en")

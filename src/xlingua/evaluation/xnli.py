@@ -45,7 +45,7 @@ class XNLI(Task):
         clf = MLPClassifier(hidden_layer_sizes=(int(opt["hidden"]),), early_stopping=True, validation_fraction=0.1,
                             max_iter=300, random_state=int(opt["seed"]))
         clf.fit(x_tr, y_tr)
-        for lang in langs:
+        for lang in ctx.track(langs, "xnli"):
             x, y = embed_pairs(ctx, read_xnli(lang, "test", ctx.data_dir), lang)
             res.rows[lang] = {"accuracy": float(np.mean(clf.predict(x) == y)) * 100, "n": len(y)}
         res.summary["accuracy"] = mean(r["accuracy"] for r in res.rows.values())
