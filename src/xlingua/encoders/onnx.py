@@ -1,0 +1,71 @@
+"""`bundled:onnx`: the bundled e5-small exported to ONNX (fp32) and run by ONNX Runtime with
+all graph optimizations, batched by token budget. Measured beside the other paths in
+`xlingua bench embed`; on the project machine it was no faster than torch fp32 (see
+docs/results.md), so it is selectable but not the default. Needs the `onnx` extra.
+
+The export is made once, beside the converted model (`<model dir>/onnx/model.onnx`), so it is
+rebuilt whenever the converted model is.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import torch
+
+from xlingua.encoders.batching import TokenBudgetMixin
+from xlingua.encoders.bundled import BundledTorchEncoder
+
+OPSET = 17
+
+
+class _LastHidden(torch.nn.Module):
+    def __init__(self, model):
+        super().__init__()
+        self.model = model
+
+    def forward(self, input_ids, attention_mask):
+        return self.model(input_ids=input_ids, attention_mask=attention_mask).last_hidden_state
+
+
+def export_onnx(model, path: Path) -> Path:
+    """Export a BertModel's last hidden state with dynamic batch and length (atomically)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.partial-{os.getpid()}")
+    ids = torch.tensor([[0, 5, 6, 7, 2], [0, 5, 6, 2, 1]])
+    mask = torch.tensor([[1, 1, 1, 1, 1], [1, 1, 1, 1, 0]])
+    axes = {0: "batch", 1: "tokens"}
+    try:
+        with torch.no_grad():
+            torch.onnx.export(_LastHidden(model).eval(), (ids, mask), str(tmp),
+                              input_names=["input_ids", "attention_mask"],
+                              output_names=["last_hidden_state"], opset_version=OPSET,
+                              dynamic_axes={"input_ids": axes, "attention_mask": axes,
+                                            "last_hidden_state": axes}, dynamo=False)
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return path
+
+
+class BundledOnnxEncoder(TokenBudgetMixin, BundledTorchEncoder):
+    def __init__(self, prefix: str = "query", threads: int | None = None, **options):
+        try:
+            import onnxruntime as ort
+        except ImportError:
+            raise ImportError("bundled:onnx needs onnxruntime: pip install 'xlingua[onnx]'") from None
+        super().__init__(prefix=prefix, **options)
+        if self.layer is not None:
+            raise ValueError("bundled:onnx exports the last layer only; use bundled:torch for layer=")
+        path = self.path / "onnx" / "model.onnx"
+        if not path.is_file():
+            export_onnx(self.model, path)
+        so = ort.SessionOptions()
+        so.intra_op_num_threads = threads or torch.get_num_threads()
+        so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        self.session = ort.InferenceSession(str(path), so, providers=["CPUExecutionProvider"])
+        self.name = self.name.replace("bundled:torch", "bundled:onnx")
+
+    def _states(self, batch: dict, layer: int | None) -> torch.Tensor:
+        feeds = {k: batch[k].cpu().numpy() for k in ("input_ids", "attention_mask")}
+        return torch.from_numpy(self.session.run(None, feeds)[0])

@@ -1,0 +1,180 @@
+"""`embed_files`: one row per line, in order; float16; shards that resume; no complete-looking
+output after a failure."""
+from __future__ import annotations
+
+import gzip
+import json
+
+import numpy as np
+import pytest
+
+from xlingua.data.text import InputError
+from xlingua.embed import EmbedConfig, embed_files, load_embeddings
+from xlingua.encoders.base import Encoder
+
+
+class HashEncoder(Encoder):
+    """Deterministic toy encoder: a row depends only on its text (and length), so row order
+    can be checked against the input."""
+
+    name = "hash-test"
+    dim = 8
+
+    def __init__(self, fail_after: int | None = None):
+        self.calls = 0
+        self.seen: list[str] = []
+        self.fail_after = fail_after
+
+    def _encode_batch(self, texts, lang):
+        self.calls += 1
+        if self.fail_after is not None and self.calls > self.fail_after:
+            raise RuntimeError("simulated kill")
+        self.seen.extend(texts)
+        return np.stack([self.vector(t) for t in texts])
+
+    @staticmethod
+    def vector(text: str) -> np.ndarray:
+        rng = np.random.default_rng(sum(map(ord, text)) * 1000 + len(text))
+        return rng.standard_normal(HashEncoder.dim).astype(np.float32)
+
+
+LINES = ["short", "", "a much longer sentence than the others", "mid length", "x", "",
+         "émoji 🙂 and 日本語", "last"]
+
+
+def _write(tmp_path, lines=LINES, name="in.txt"):
+    path = tmp_path / name
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return str(path)
+
+
+def _expected(lines=LINES):
+    return np.stack([HashEncoder.vector(t) for t in lines])
+
+
+def test_round_trip_rows_in_input_order(tmp_path):
+    src = _write(tmp_path)
+    out = tmp_path / "out.npy"
+    res = embed_files(HashEncoder(), EmbedConfig([src], str(out), batch_size=3, buffer_lines=5,
+                                                 show_progress=False))
+    got = np.load(out)
+    assert res.rows == len(LINES) and got.shape == (len(LINES), 8) and got.dtype == np.float32
+    np.testing.assert_array_equal(got, _expected())
+    assert [p.name for p in tmp_path.iterdir()] and not any(p.name.startswith(".") for p in tmp_path.iterdir())
+
+
+def test_float16_and_several_gzip_inputs(tmp_path):
+    a = tmp_path / "a.txt.gz"
+    a.write_bytes(gzip.compress("\n".join(LINES[:3]).encode() + b"\n"))
+    b = _write(tmp_path, LINES[3:], "b.txt")
+    out = tmp_path / "half.npy"
+    embed_files(HashEncoder(), EmbedConfig([str(a), b], str(out), dtype="float16", show_progress=False))
+    got = np.load(out)
+    assert got.dtype == np.float16
+    np.testing.assert_allclose(got.astype(np.float32), _expected(), rtol=1e-3, atol=1e-3)
+
+
+def test_ids_written_beside_the_rows(tmp_path):
+    src = tmp_path / "ids.tsv"
+    src.write_text("k1\tone\nk2\t\nk3\tthree\n")
+    out = tmp_path / "v.npy"
+    embed_files(HashEncoder(), EmbedConfig([str(src)], str(out), ids=True, show_progress=False))
+    assert (tmp_path / "v.ids.txt").read_text().split() == ["k1", "k2", "k3"]
+    np.testing.assert_array_equal(np.load(out), _expected(["one", "", "three"]))
+
+
+def test_failure_leaves_no_output(tmp_path):
+    src = _write(tmp_path)
+    out = tmp_path / "out.npy"
+    with pytest.raises(RuntimeError, match="simulated kill"):
+        embed_files(HashEncoder(fail_after=1), EmbedConfig([src], str(out), batch_size=2,
+                                                           show_progress=False))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in.txt"]
+
+
+def test_bad_input_fails_before_any_embedding(tmp_path):
+    src = tmp_path / "bad.txt"
+    src.write_bytes(b"ok\n" * 10 + b"bad \xff\n")
+    enc = HashEncoder()
+    with pytest.raises(InputError, match=r"bad\.txt:11: invalid UTF-8"):
+        embed_files(enc, EmbedConfig([str(src)], str(tmp_path / "o.npy"), buffer_lines=2,
+                                     show_progress=False))
+    assert enc.calls == 0 and not (tmp_path / "o.npy").exists()
+
+
+def test_output_name_must_be_npy_without_shards(tmp_path):
+    with pytest.raises(InputError, match="must end in .npy"):
+        embed_files(HashEncoder(), EmbedConfig([_write(tmp_path)], str(tmp_path / "out"),
+                                               show_progress=False))
+
+
+def test_sharded_resume_after_kill(tmp_path):
+    lines = [f"sentence number {i}" for i in range(10)]
+    src = _write(tmp_path, lines)
+    out = tmp_path / "shards"
+    # batch_size 4 = shard size: the first shard is one batch; the second one dies.
+    cfg = EmbedConfig([src], str(out), shard_size=4, batch_size=4, show_progress=False)
+    with pytest.raises(RuntimeError, match="simulated kill"):
+        embed_files(HashEncoder(fail_after=1), cfg)
+    names = sorted(p.name for p in out.iterdir())
+    assert names == ["job.json", "shard-00000.npy"]  # no index: not complete
+    with pytest.raises(InputError, match="has not finished"):
+        load_embeddings(out)
+
+    enc = HashEncoder()
+    res = embed_files(enc, cfg)
+    assert res.shards_reused == 1 and res.rows == 10
+    assert sorted(enc.seen) == sorted(lines[4:])  # only the rest
+    index = json.loads((out / "index.json").read_text())
+    assert [s["rows"] for s in index["shards"]] == [4, 4, 2]
+    np.testing.assert_array_equal(load_embeddings(out), _expected(lines))
+
+    # a complete job is not redone; a different job in the same directory is refused
+    again = HashEncoder()
+    embed_files(again, cfg)
+    assert again.calls == 0
+    with pytest.raises(InputError, match="holds a different job"):
+        embed_files(HashEncoder(), EmbedConfig([src], str(out), shard_size=3, show_progress=False))
+
+
+def test_stdin_input(tmp_path, monkeypatch):
+    import io
+    import sys
+
+    data = "\n".join(LINES).encode() + b"\n"
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BufferedReader(io.BytesIO(data))))
+    out = tmp_path / "s.npy"
+    embed_files(HashEncoder(), EmbedConfig(["-"], str(out), show_progress=False))
+    np.testing.assert_array_equal(np.load(out), _expected())
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["s.npy"]
+
+
+def test_progress_bar_runs(tmp_path):
+    out = tmp_path / "p.npy"
+    embed_files(HashEncoder(), EmbedConfig([_write(tmp_path)], str(out), show_progress=True))
+    assert np.load(out).shape == (len(LINES), 8)
+
+
+def test_cli_embed_round_trip_and_one_line_errors(tmp_path, monkeypatch):
+    from typer.testing import CliRunner
+
+    from xlingua.cli import app
+    from xlingua.encoders import loading
+
+    monkeypatch.setattr(loading, "load_encoder", lambda spec: HashEncoder())
+    src = _write(tmp_path)
+    out = tmp_path / "cli.npy"
+    res = CliRunner().invoke(app, ["embed", src, "-o", str(out), "--dtype", "float16"])
+    assert res.exit_code == 0, res.output
+    assert np.load(out).shape == (len(LINES), 8) and np.load(out).dtype == np.float16
+
+    res = CliRunner().invoke(app, ["embed", str(tmp_path / "missing.txt"), "-o", str(out)])
+    assert res.exit_code == 2
+    assert "missing.txt: no such file" in res.output and len(res.output.strip().splitlines()) == 1
+
+    bad = tmp_path / "bad.txt"
+    bad.write_bytes(b"ok\n\xc3(\n")
+    res = CliRunner().invoke(app, ["embed", str(bad), "-o", str(tmp_path / "b.npy")])
+    assert res.exit_code == 2 and "bad.txt:2: invalid UTF-8" in res.output
+    res = CliRunner().invoke(app, ["embed", str(bad), "-o", str(tmp_path / "b.npy"), "--errors", "replace"])
+    assert res.exit_code == 0 and np.load(tmp_path / "b.npy").shape == (2, 8)
