@@ -52,6 +52,7 @@ def test_tatoeba_known_accuracies(toy):
     # (all cosines 0), argmax falls to row 0: 3/4; column 2 ties rows 2 and 3 -> row 2, right.
     assert t["rows"]["fra"]["cosine xx-en"] == pytest.approx(75.0)
     assert t["rows"]["fra"]["cosine en-xx"] == pytest.approx(75.0)
+    assert t["rows"]["fra"]["err cosine xx-en"] == pytest.approx(25.0)
     assert t["rows"]["deu"]["margin xx-en"] == pytest.approx(100.0)
     assert t["summary"]["acc cosine xx-en"] == pytest.approx(87.5)
     assert t["summary"]["err cosine xx-en"] == pytest.approx(12.5)

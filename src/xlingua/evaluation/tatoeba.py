@@ -74,6 +74,8 @@ class Tatoeba(Task):
                 fwd, bwd = retrieval_accuracy(scores)
                 row[f"{method} xx-en"] = fwd
                 row[f"{method} en-xx"] = bwd
+                row[f"err {method} xx-en"] = 100 - fwd
+                row[f"err {method} en-xx"] = 100 - bwd
             res.rows[lang] = row
         for method in METHODS:
             for d in ("xx-en", "en-xx"):
