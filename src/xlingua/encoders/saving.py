@@ -4,7 +4,7 @@
 Layout: config.json, model.safetensors, tokenizer files, modules.json, 1_Pooling/config.json,
 2_Normalize/ (when normalizing), sentence_bert_config.json (max_seq_length),
 config_sentence_transformers.json (prompts, e.g. e5's "query: "), and xlingua.json (the
-xlingua-only settings: tokenizer kind, prefix, windowing, source stamp).
+xlingua-only settings: tokenizer kind, prefix, pooling, max length, and any `meta`).
 The directory is written under a temporary name and renamed into place when complete.
 """
 from __future__ import annotations
