@@ -54,6 +54,27 @@ def embed_command(
     typer.echo(f"wrote {result.rows:,} x {result.dim} {result.dtype} -> {result.output}{reused}", err=True)
 
 
+@bench_app.command("embed")
+def bench_embed_command(
+    n: int = typer.Option(5000, "--n", help="Sentences (fixed-seed sample of the l10n dev files)."),
+    rounds: int = typer.Option(10, help="Interleaved timing rounds."),
+    seed: int = typer.Option(0, help="Sampling seed."),
+    path: list[str] = typer.Option(None, "--path", help="Paths to time (repeatable); default: bundled, bundled:torch, bundled:onnx, bundled:fast, use, sentence-transformers."),
+    out: str = typer.Option("runs/bench-embed", "--out", help="Directory for embed_bench.json / .md."),
+):
+    """Embedding speed of each path vs sentence-transformers, and cosine to the fp32 reference."""
+    from rich.console import Console
+
+    from xlingua.embed_bench import DEFAULT_PATHS, markdown, run_bench
+
+    try:
+        report = run_bench(n=n, rounds=rounds, seed=seed, paths=path or DEFAULT_PATHS, out_dir=out)
+    except (ValueError, OSError) as exc:
+        typer.secho(f"error: {exc}", fg=typer.colors.RED, err=True)
+        raise typer.Exit(2)
+    Console().print(markdown(report), markup=False)
+
+
 @app.command("demo")
 def demo_command(
     model: str = typer.Option("bundled", "--model", "-m", help=MODEL_HELP),

@@ -1,0 +1,203 @@
+"""`xlingua bench embed`: sentences/s of every xlingua embedding path against
+sentence-transformers loading the same converted model with its own defaults, and the cosine
+of each path to the fp32 reference (bundled:torch), in one run on the same real sentences.
+
+The sentences are a fixed-seed sample of both sides of the l10n dev files (28 languages and
+English). Timing is interleaved: the sample is cut into rounds and in every round each path
+embeds the same slice, in a rotating order, so that load from other processes on the machine
+falls on all paths alike. Results are rewritten after every round (JSON and markdown), so an
+interrupted run still leaves the rounds it finished, marked as such.
+"""
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import platform
+import random
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from xlingua.paths import corpora_dir
+
+REFERENCE = "bundled:torch"
+ST = "sentence-transformers"
+DEFAULT_PATHS = ("bundled", "bundled:torch", "bundled:onnx", "bundled:fast", "use", ST)
+
+
+def sample_sentences(n: int = 5000, seed: int = 0, root: Path | None = None) -> list[str]:
+    """n distinct non-empty sentences from both sides of every l10n dev file, fixed seed."""
+    root = Path(root or corpora_dir() / "l10n")
+    files = sorted(root.glob("*-en.dev.tsv.gz"))
+    if not files:
+        raise FileNotFoundError(f"no l10n dev files (*-en.dev.tsv.gz) under {root}")
+    pool: dict[str, None] = {}
+    for f in files:
+        with gzip.open(f, "rt", encoding="utf-8") as fh:
+            for line in fh:
+                for side in line.rstrip("\n").split("\t")[:2]:
+                    if side.strip():
+                        pool[side] = None
+    texts = list(pool)
+    if len(texts) < n:
+        raise ValueError(f"only {len(texts)} distinct sentences under {root}, asked for {n}")
+    return random.Random(seed).sample(texts, n)
+
+
+class _STEncoder:
+    """sentence-transformers with its defaults (batch 32, the model's default prompt)."""
+
+    def __init__(self):
+        from sentence_transformers import SentenceTransformer
+
+        from xlingua.encoders.bundled import converted_dir
+
+        self.model = SentenceTransformer(str(converted_dir()), device="cpu")
+        self.name = f"{ST} {self._version()}"
+
+    @staticmethod
+    def _version() -> str:
+        import sentence_transformers
+
+        return sentence_transformers.__version__
+
+    def encode(self, texts):
+        return self.model.encode(texts)
+
+
+def _load(spec: str):
+    if spec == ST:
+        return _STEncoder()
+    from xlingua.encoders.loading import load_encoder
+
+    return load_encoder(spec)
+
+
+@dataclass
+class PathResult:
+    spec: str
+    name: str
+    load_seconds: float
+    seconds: float = 0.0
+    sentences: int = 0
+    cpu_seconds: float = 0.0
+
+    @property
+    def rate(self) -> float:
+        return self.sentences / self.seconds if self.seconds else 0.0
+
+
+def run_bench(n: int = 5000, rounds: int = 10, seed: int = 0, paths=DEFAULT_PATHS,
+              out_dir: str | os.PathLike = "runs/bench-embed", console=None) -> dict:
+    from rich.console import Console
+
+    console = console or Console()
+    texts = sample_sentences(n, seed)
+    paths = list(dict.fromkeys(paths))
+    if REFERENCE not in paths:
+        paths.insert(0, REFERENCE)
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+
+    encoders, results = {}, {}
+    for spec in paths:
+        with console.status(f"loading {spec}"):
+            t0 = time.perf_counter()
+            enc = _load(spec)
+            enc.encode(texts[:32])  # warm-up: first-call allocations, lazy imports
+            encoders[spec] = enc
+            results[spec] = PathResult(spec, getattr(enc, "name", spec), time.perf_counter() - t0)
+    vectors: dict[str, list[np.ndarray]] = {spec: [] for spec in paths}
+    meta = {
+        "command": f"xlingua bench embed --n {n} --rounds {rounds} --seed {seed}",
+        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        "machine": _machine(), "sentences": n,
+        "avg_chars": round(float(np.mean([len(t) for t in texts])), 1),
+        "load_avg_start": os.getloadavg(), "rounds": rounds,
+    }
+    bounds = np.linspace(0, n, rounds + 1).astype(int)
+    for r in range(rounds):
+        part = texts[bounds[r] : bounds[r + 1]]
+        order = paths[r % len(paths):] + paths[: r % len(paths)]  # rotate who goes first
+        for spec in order:
+            res = results[spec]
+            t0, c0 = time.perf_counter(), time.process_time()
+            vectors[spec].append(np.asarray(encoders[spec].encode(part), dtype=np.float32))
+            res.seconds += time.perf_counter() - t0
+            res.cpu_seconds += time.process_time() - c0
+            res.sentences += len(part)
+        report = _report(results, vectors, meta, done=r + 1)
+        _write(out_dir, report)
+        console.print(f"round {r + 1}/{rounds}: " + ", ".join(
+            f"{spec} {results[spec].rate:.1f}/s" for spec in paths) + f" (load {os.getloadavg()[0]:.1f})")
+    return report
+
+
+def _cosines(vecs: np.ndarray, ref: np.ndarray):
+    if vecs.shape != ref.shape:
+        return None  # another model (another space): no comparison
+    a = vecs / np.maximum(np.linalg.norm(vecs, axis=1, keepdims=True), 1e-12)
+    b = ref / np.maximum(np.linalg.norm(ref, axis=1, keepdims=True), 1e-12)
+    return (a * b).sum(axis=1)
+
+
+def _report(results, vectors, meta, done: int) -> dict:
+    ref = np.concatenate(vectors[REFERENCE])
+    st_rate = results[ST].rate if ST in results else None
+    rows = []
+    for spec, res in results.items():
+        cos = _cosines(np.concatenate(vectors[spec]), ref) if spec != "use" else None
+        rows.append({
+            "path": spec, "encoder": res.name, "sentences_per_s": round(res.rate, 1),
+            "vs_sentence_transformers": round(res.rate / st_rate, 2) if st_rate else None,
+            "cosine_mean": None if cos is None else round(float(cos.mean()), 5),
+            "cosine_min": None if cos is None else round(float(cos.min()), 5),
+            "seconds": round(res.seconds, 1), "cpu_seconds": round(res.cpu_seconds, 1),
+            "load_seconds": round(res.load_seconds, 1),
+        })
+    return {**meta, "rounds_done": done, "sentences_done": results[REFERENCE].sentences,
+            "load_avg_end": os.getloadavg(), "rows": rows}
+
+
+def markdown(report: dict) -> str:
+    lines = [
+        f"Command: `{report['command']}`; {report['date']}; {report['machine']}.",
+        f"{report['sentences_done']:,} of {report['sentences']:,} sentences "
+        f"({report['rounds_done']}/{report['rounds']} rounds), mean {report['avg_chars']} characters; "
+        f"load average {report['load_avg_start'][0]:.1f} at start, {report['load_avg_end'][0]:.1f} at end.",
+        "",
+        "| path | encoder | sentences/s | x sentence-transformers | cosine to fp32 mean | min | CPU s | wall s |",
+        "|---|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for row in report["rows"]:
+        def fmt(v, spec="{:.5f}"):
+            return "n/a" if v is None else spec.format(v)
+        lines.append(f"| {row['path']} | {row['encoder']} | {row['sentences_per_s']:.1f} | "
+                     f"{fmt(row['vs_sentence_transformers'], '{:.2f}')} | {fmt(row['cosine_mean'])} | "
+                     f"{fmt(row['cosine_min'])} | {row['cpu_seconds']:.0f} | {row['seconds']:.0f} |")
+    return "\n".join(lines) + "\n"
+
+
+def _write(out_dir: Path, report: dict) -> None:
+    for name, text in (("embed_bench.json", json.dumps(report, indent=1)),
+                       ("embed_bench.md", markdown(report))):
+        tmp = out_dir / f".{name}.partial"
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, out_dir / name)
+
+
+def _machine() -> str:
+    import torch
+
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as f:
+            cpu = next(l.split(":", 1)[1].strip() for l in f if l.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    mem = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
+    return (f"{os.cpu_count()} cores {cpu}, {mem:.0f} GB, no GPU, Python {platform.python_version()}, "
+            f"torch {torch.__version__} ({torch.get_num_threads()} threads)")
