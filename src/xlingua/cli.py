@@ -60,7 +60,7 @@ def bench_embed_command(
     rounds: int = typer.Option(10, help="Interleaved timing rounds."),
     seed: int = typer.Option(0, help="Sampling seed."),
     path: list[str] = typer.Option(None, "--path", help="Paths to time (repeatable); default: bundled, bundled:torch, bundled:onnx, bundled:fast, use, sentence-transformers."),
-    out: str = typer.Option("runs/bench-embed", "--out", help="Directory for embed_bench.json / .md."),
+    out: str = typer.Option(None, "--out", help="Directory for embed_bench.json / .md (default $XLINGUA_HOME/bench/embed)."),
 ):
     """Embedding speed of each path vs sentence-transformers, and cosine to the fp32 reference."""
     from rich.console import Console

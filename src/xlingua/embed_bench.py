@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from xlingua.paths import corpora_dir
+from xlingua.paths import corpora_dir, xlingua_home
 
 REFERENCE = "bundled:torch"
 ST = "sentence-transformers"
@@ -91,7 +91,7 @@ class PathResult:
 
 
 def run_bench(n: int = 5000, rounds: int = 10, seed: int = 0, paths=DEFAULT_PATHS,
-              out_dir: str | os.PathLike = "runs/bench-embed", console=None) -> dict:
+              out_dir: str | os.PathLike | None = None, console=None) -> dict:
     from rich.console import Console
 
     console = console or Console()
@@ -99,7 +99,7 @@ def run_bench(n: int = 5000, rounds: int = 10, seed: int = 0, paths=DEFAULT_PATH
     paths = list(dict.fromkeys(paths))
     if REFERENCE not in paths:
         paths.insert(0, REFERENCE)
-    out_dir = Path(out_dir)
+    out_dir = Path(out_dir or xlingua_home() / "bench" / "embed")
     out_dir.mkdir(parents=True, exist_ok=True)
 
     encoders, results = {}, {}
