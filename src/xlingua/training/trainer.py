@@ -148,6 +148,7 @@ class Trainer:
 
     # -- the loop ---------------------------------------------------------------------------
     def log(self, record: dict) -> None:
+        record["time"] = round(time.time(), 1)
         if ddp.rank() == 0:
             with open(self.out / LOG, "a", encoding="utf-8") as f:
                 f.write(json.dumps(record) + "\n")
