@@ -35,8 +35,8 @@ def corpora(shared) -> Path:
 
 @pytest.fixture(autouse=True)
 def _isolated_home(tmp_path_factory, monkeypatch):
-    """Keep tests' caches out of the user's ~/.cache/xlingua, except the converted bundled
-    model, which is expensive to rebuild and read-only once made."""
+    """Keep tests' caches out of the user's ~/.cache/xlingua: one fresh XLINGUA_HOME per test
+    session, so the bundled model is converted once per session (about 20 s)."""
     home = tmp_path_factory.getbasetemp() / "xlingua_home"
     monkeypatch.setenv("XLINGUA_HOME", str(home))
     yield
