@@ -39,6 +39,8 @@ def main() -> None:
     ap.add_argument("--steps", type=int, default=8, help="timed steps per round")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--no-freeze", action="store_true")
+    ap.add_argument("--only-ranking", action="store_true",
+                    help="time only translation ranking and MNRL (more rounds for the same budget)")
     ap.add_argument("--json")
     args = ap.parse_args()
     torch.manual_seed(0)
@@ -57,6 +59,8 @@ def main() -> None:
         "dueam (exact EMD)": ("dueam", {"type": "dueam_weak", "pairs": ["en-de"]}, {}),
         "onealigner (last layer)": ("onealigner", l10n, {}),
     }
+    if args.only_ranking:
+        specs = {k: v for k, v in specs.items() if k.startswith("translation_ranking (")}
     results = {}
     batches = {}
     for name, (objective, data, opts) in specs.items():

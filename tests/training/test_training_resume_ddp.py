@@ -102,9 +102,8 @@ def test_two_processes_equal_one_with_the_combined_batch(tiny_model_dir, pairs_f
     cfg = make_config(tiny_model_dir, tmp_path / "ddp", tasks, batch_size=3, max_steps=5).to_dict()
     out_file = tmp_path / "ddp.pt"
     os.environ.setdefault("OMP_NUM_THREADS", "1")
-    # fork: the children reuse the imported torch/transformers (spawn re-imports, ~10 s each)
-    mp.start_processes(_worker, args=(2, str(tmp_path / "init"), cfg, str(out_file)), nprocs=2, join=True,
-                       start_method="fork")
+    # spawn, not fork: a forked child can hang in the OpenMP pool the parent already started
+    mp.spawn(_worker, args=(2, str(tmp_path / "init"), cfg, str(out_file)), nprocs=2, join=True)
     got = torch.load(out_file, weights_only=False)
     assert got["losses"] == pytest.approx(losses, abs=1e-5)
     start = SentenceModel.load(str(tiny_model_dir)).state_dict()
