@@ -268,8 +268,9 @@ def plot_log(log: Path, png: Path) -> Path | None:
     fig, axes = plt.subplots(1, 2, figsize=(11, 4))
     for name, pts in losses.items():
         steps, vals = zip(*pts)
-        axes[0].plot(steps, np.convolve(vals, np.ones(min(5, len(vals))) / min(5, len(vals)), mode="same"), label=name)
-    axes[0].set(xlabel="step", ylabel="loss (moving avg of 5 logs)", title="training loss")
+        trailing = [float(np.mean(vals[max(0, i - 4) : i + 1])) for i in range(len(vals))]
+        axes[0].plot(steps, trailing, label=name)
+    axes[0].set(xlabel="step", ylabel="loss (mean of the last 5 logs)", title="training loss")
     axes[0].legend()
     for name, pts in evals.items():
         steps, vals = zip(*pts)
