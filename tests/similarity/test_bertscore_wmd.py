@@ -24,6 +24,19 @@ def test_bertscore_ignores_padding():
     assert full.item() == pytest.approx(1.0, abs=1e-6)
 
 
+def test_bertscore_stays_bounded_with_negative_cosines():
+    # cosines -0.8 and 0: P = 0, R = -0.4, so unfloored F = 0; with P = 0.1, R = -0.1 it would
+    # divide by zero. Flooring P and R at 1e-6 keeps F in (0, 1].
+    x = torch.tensor([[[-1.0, 0.0], [0.6, 0.8]]])
+    y = torch.tensor([[[0.8, -0.6]]])
+    f = bertscore_matrix(x, torch.ones(1, 2), y, torch.ones(1, 1))
+    assert 0 < f.item() < 1e-5
+    x = torch.tensor([[[1.0, 0.0]]])
+    y = torch.tensor([[[0.1, 0.995]], [[-0.1, 0.995]]])
+    f = bertscore_matrix(x, torch.ones(1, 1), y, torch.ones(2, 1))
+    assert f[0, 0].item() == pytest.approx(0.1, rel=0.01) and 0 < f[0, 1].item() < 1e-5
+
+
 def test_bertscore_retrieve_from_cached_tokens():
     rng = np.random.default_rng(0)
     cands = [rng.normal(size=(n, 8)).astype(np.float32) for n in (3, 5, 4, 2)]

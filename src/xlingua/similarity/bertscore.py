@@ -3,7 +3,7 @@ Evaluating Text Generation with BERT"), the similarity OneAligner trains and ret
 
 Each token is greedily matched to its most similar token of the other sentence:
     R = mean_{x in X} max_{y in Y} cos(x, y),  P = mean_{y in Y} max_{x in X} cos(x, y),
-    F = 2 P R / (P + R)
+    F = 2 P R / (P + R),  with P and R floored at 1e-6 so F stays in (0, 1]
 No idf weighting. Works on torch tensors (differentiable, for training) and, through
 `bertscore_retrieve`, on cached numpy token embeddings for retrieval.
 """
@@ -29,7 +29,10 @@ def bertscore_matrix(x: torch.Tensor, x_mask: torch.Tensor, y: torch.Tensor, y_m
     recall = (sim.max(dim=3).values * xm[:, None, :]).sum(2) / xm.sum(1)[:, None]
     sim = sim.masked_fill(xm[:, None, :, None] == 0, -2.0)
     precision = (sim.max(dim=2).values * ym[None, :, :]).sum(2) / ym.sum(1)[None, :]
-    return 2 * precision * recall / (precision + recall).clamp_min(1e-12)
+    # Greedy-match cosines can be negative; 2PR/(P+R) then blows up as P+R -> 0 (a training
+    # run exploited exactly that), so P and R are floored at a small positive value: F in (0, 1].
+    precision, recall = precision.clamp_min(1e-6), recall.clamp_min(1e-6)
+    return 2 * precision * recall / (precision + recall)
 
 
 def bertscore_retrieve(
