@@ -17,7 +17,7 @@ from xlingua.mining import MineConfig, mine
 from xlingua.paths import benchmarks_dir
 
 
-def variants(n_tgt: int, dim: int):
+def variants(n_tgt: int, dim: int, ivf: str | None = None):
     for margin in ("absolute", "distance", "csls", "inbatch"):
         yield "margin", {"margin": margin}
     for mode in ("forward", "backward", "intersect", "union"):
@@ -25,7 +25,7 @@ def variants(n_tgt: int, dim: int):
     for k in (2, 8, 16):
         yield "k", {"k": k}
     for nprobe in (8, 64):
-        yield "index", {"index": ivfpq_string(n_tgt, dim), "nprobe": nprobe}
+        yield "index", {"index": ivf or ivfpq_string(n_tgt, dim), "nprobe": nprobe}
 
 
 def main():
@@ -34,6 +34,12 @@ def main():
     ap.add_argument("--data", default=None, help="benchmarks dir (default ../shared/benchmarks)")
     ap.add_argument("--workdir", default="/work/runs/mine/work")
     ap.add_argument("--out", default="/work/runs/mine/bucc")
+    ap.add_argument("--only", nargs="+", help="run only these groups (margin mode k index)")
+    ap.add_argument("--ivf", help="approximate index for the index group (default: the size-based "
+                                  "OPQ64,IVFn,PQ64)")
+    ap.add_argument("--cached", action="store_true",
+                    help="wrap encoders in the project's shared embedding cache (reuse vectors "
+                         "other commands stored)")
     args = ap.parse_args()
     bucc = benchmarks_dir(args.data) / "bucc2018"
     src, tgt, gold = bucc / "zh-en.dev.zh", bucc / "zh-en.dev.en", bucc / "zh-en.dev.gold"
@@ -45,11 +51,18 @@ def main():
         while runs:
             group, opts = runs.pop(0)
             cfg = MineConfig("zh", "en", model=model, **opts)
+            encoder = None
+            if args.cached:
+                from xlingua.encoders.cache import CachedEncoder
+                from xlingua.encoders.loading import load_encoder
+
+                encoder = [CachedEncoder(load_encoder(m)) for m in model.split(",")]
             t0 = time.perf_counter()
             s = mine(src, tgt, out / f"{model.replace(',', '+')}_{len(rows)}.tsv.gz", cfg,
-                     workdir=args.workdir, calibrate=gold, show_progress=False)
+                     workdir=args.workdir, calibrate=gold, show_progress=False, encoder=encoder)
             if group == "margin" and not opts:
-                runs += list(variants(s["tgt"]["sentences"], s["settings"]["dim"]))
+                runs += [(g, o) for g, o in variants(s["tgt"]["sentences"], s["settings"]["dim"], args.ivf)
+                         if not args.only or g in args.only]
             c = s["calibration"]
             recall = s["index"]["fwd"].get("recall")
             row = {"model": model, "encoder": s["settings"]["encoder"], "group": group,
