@@ -27,7 +27,7 @@ def embed_command(
     model: str = typer.Option("bundled", "--model", "-m", help=MODEL_HELP),
     lang: str = typer.Option(None, "--lang", help="Language code of the input (for encoders that use it)."),
     dtype: str = typer.Option("float32", help="float32 | float16."),
-    batch_size: int = typer.Option(None, help="Most sentences per batch (default: the encoder's; bundled batches by tokens)."),
+    batch_size: int = typer.Option(None, help="Sentences per batch for encoders batched by count (default: the encoder's; the bundled paths batch by a token budget and ignore it)."),
     shard_size: int = typer.Option(None, help="Write OUT/ as shards of N rows + index.json; a rerun resumes."),
     buffer_lines: int = typer.Option(50_000, help="Lines read and length-sorted at a time (bounds memory)."),
     errors: str = typer.Option("strict", help="Invalid UTF-8: strict (error with file:line) | replace (U+FFFD)."),

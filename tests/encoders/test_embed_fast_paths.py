@@ -17,7 +17,6 @@ def test_token_batches_by_hand():
     # [5,0,2,4]: 4 rows x 5 = 20 ok; +1: 5 x 9 = 45 > 20 -> cut
     # [1]: then 3 needs 1+3=4 rows x 10 = 40 > 20 -> cut
     assert token_batches(lengths, window=10, budget=20) == [[5, 0, 2, 4], [1], [3]]
-    assert token_batches(lengths, window=10, budget=20, max_sentences=2) == [[5, 0], [2, 4], [1], [3]]
     assert token_batches([], window=10, budget=20) == []
 
 
@@ -55,7 +54,7 @@ def test_token_budget_encode_equals_plain_encode(tiny_dir):
     plain = TransformerEncoder(tiny_dir).encode(TEXTS, batch_size=1)
     budget = TinyBudget(tiny_dir)
     np.testing.assert_allclose(budget.encode(TEXTS), plain, atol=1e-5)
-    np.testing.assert_allclose(budget.encode(TEXTS, batch_size=2), plain, atol=1e-5)
+    np.testing.assert_allclose(budget.encode(TEXTS, batch_size=2), plain, atol=1e-5)  # ignored
     assert budget.encode([]).shape == (0, 32)
 
 
