@@ -135,6 +135,16 @@ def train_meaning(src: np.ndarray, tgt: np.ndarray, src_langs: list[str], out_di
 
     history, best, bad, best_epoch = [], float("inf"), 0, 0
     start_time = time.time()
+
+    def write_log(finished: bool) -> dict:
+        log = {"config": asdict(config), "langs": langs, "n_train": len(train_idx), "n_val": len(val_idx),
+               "best_epoch": best_epoch, "best_val_loss": best, "epochs": len(history), "finished": finished,
+               "seconds": round(time.time() - start_time, 1), "history": history}
+        tmp = out / "train_log.json.tmp"
+        tmp.write_text(json.dumps(log, indent=1))
+        os.replace(tmp, out / "train_log.json")
+        return log
+
     progress = _progress(config.max_epochs) if show_progress else None
     try:
         for epoch in range(1, config.max_epochs + 1):
@@ -152,6 +162,8 @@ def train_meaning(src: np.ndarray, tgt: np.ndarray, src_langs: list[str], out_di
             if val["loss"] < best - 1e-6:
                 best, bad, best_epoch = val["loss"], 0, epoch
                 model.save(out / "model.pt")
+                if epoch % 10 == 0:
+                    write_log(finished=False)  # a killed run still says how far it got
             else:
                 bad += 1
             if progress:
@@ -161,13 +173,7 @@ def train_meaning(src: np.ndarray, tgt: np.ndarray, src_langs: list[str], out_di
     finally:
         if progress:
             progress[0].stop()
-    log = {"config": asdict(config), "langs": langs, "n_train": len(train_idx), "n_val": len(val_idx),
-           "best_epoch": best_epoch, "best_val_loss": best, "epochs": len(history),
-           "seconds": round(time.time() - start_time, 1), "history": history}
-    tmp = out / "train_log.json.tmp"
-    tmp.write_text(json.dumps(log, indent=1))
-    os.replace(tmp, out / "train_log.json")
-    return log
+    return write_log(finished=True)
 
 
 def _progress(total: int):
