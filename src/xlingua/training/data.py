@@ -110,7 +110,9 @@ class BatchSampler:
         self.epoch, self.pos = 0, 0
 
     def _order(self) -> np.ndarray:
-        return np.random.default_rng([self.seed, self.salt, self.epoch]).permutation(self.n)
+        if getattr(self, "_cached", (None,))[0] != self.epoch:
+            self._cached = (self.epoch, np.random.default_rng([self.seed, self.salt, self.epoch]).permutation(self.n))
+        return self._cached[1]
 
     def next(self, size: int) -> np.ndarray:
         if size > self.n:

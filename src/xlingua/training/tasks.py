@@ -7,7 +7,6 @@ import copy
 import json
 from pathlib import Path
 
-import numpy as np
 import torch
 from torch import nn
 
@@ -26,7 +25,9 @@ class Task(nn.Module):
         self.examples = examples
         self.objective = objective
 
-    def loss(self, model, batch: list[tuple]) -> torch.Tensor:
+    def loss(self, model, batch: list[tuple], indices=None) -> torch.Tensor:
+        """The loss of one batch; `indices` are the examples' positions in self.examples
+        (used for mined negatives and cached anchor distances)."""
         raise NotImplementedError
 
     def prepare(self, model, output_dir: Path) -> None:
@@ -107,21 +108,25 @@ class DuEAMTask(Task):
             p.requires_grad_(False)
 
     @torch.no_grad()
-    def anchor_wmd(self, batch, indices) -> torch.Tensor:
-        todo = [k for k, i in enumerate(indices) if int(i) not in self._wmd]
+    def anchor_wmd(self, batch, indices=None) -> torch.Tensor:
+        """The frozen anchor's WMD of each pair; cached by example index (the anchor never
+        changes), computed afresh when no indices are given."""
+        keys = [None] * len(batch) if indices is None else [int(i) for i in indices]
+        todo = [k for k, key in enumerate(keys) if key is None or key not in self._wmd]
+        fresh = {}
         if todo:
             s = self._anchor([batch[k][0] for k in todo], token_layer=self.layer)
             t = self._anchor([batch[k][1] for k in todo], token_layer=self.layer)
             for row, k in enumerate(todo):
                 a = s["tokens"][row][s["token_mask"][row].bool()].numpy()
                 b = t["tokens"][row][t["token_mask"][row].bool()].numpy()
-                self._wmd[int(indices[k])] = wmd(a, b, self.method, self.reg)
-        return torch.tensor([self._wmd[int(i)] for i in indices], dtype=torch.float32)
+                fresh[k] = wmd(a, b, self.method, self.reg)
+                if keys[k] is not None:
+                    self._wmd[keys[k]] = fresh[k]
+        return torch.tensor([fresh[k] if k in fresh else self._wmd[key] for k, key in enumerate(keys)],
+                            dtype=torch.float32)
 
     def loss(self, model, batch, indices=None):
-        if indices is None:
-            indices = np.arange(len(batch))
-            self._wmd.clear()
         d = self.anchor_wmd(batch, indices)
         s = model([e[0] for e in batch])["embedding"]
         t = model([e[1] for e in batch])["embedding"]

@@ -170,9 +170,9 @@ class Trainer:
     def train(self, resume: bool = False, on_step: Callable[[int], None] | None = None,
               show_progress: bool = True) -> Path:
         cfg = self.config
-        if resume and self.load_checkpoint():
-            pass
-        elif not resume and ddp.rank() == 0:
+        if resume:
+            self.load_checkpoint()  # no checkpoint yet: start from step 0
+        elif ddp.rank() == 0:
             (self.out / LOG).unlink(missing_ok=True)
         if self.step == 0:
             self.log({"step": 0, "config": cfg.to_dict(), "world_size": ddp.world_size(), "frozen_params": self.frozen})
