@@ -123,6 +123,12 @@ def test_approximate_index_reports_recall(tmp_path):
     r = s["index"]["fwd"]["recall"]
     assert s["settings"]["index"] == "IVF8,Flat" and r["queries"] == 400
     assert 0.0 < r["recall@1"] <= 1.0 and 0.0 < r["recall@4"] <= 1.0
+    # nprobe is a search setting: a second run reuses the trained indexes, searches anew
+    s2 = mine(sp, tp, out, MineConfig("en", "en", index="IVF8,Flat", nprobe=8, mode="forward",
+                                      check_lang=False),
+              tmp_path / "wd", encoder=CharNgramEncoder(dim=32), show_progress=False)
+    assert s2["timings"]["index_tgt"]["cached"] and not s2["timings"]["knn_fwd"]["cached"]
+    assert s2["index"]["fwd"]["recall"]["recall@1"] == 1.0  # all 8 lists probed = exact
 
 
 def test_two_encoders_score_the_mean_of_their_cosines(tmp_path, toy):

@@ -14,7 +14,7 @@ import numpy as np
 
 from xlingua.index import (build_index, choose_index, exact_knn_streamed, flat_index, load_index,
                            recall, save_index, search)
-from xlingua.index.factory import train_sample_size
+from xlingua.index.factory import set_nprobe, train_sample_size
 from xlingua.mining.cache import Step, atomic_path, save_npz, stable_hash
 from xlingua.mining.embed import load_embeddings
 
@@ -41,7 +41,8 @@ class IndexStep(Step):
     version = 2
 
     def key_config(self):
-        return dataclasses.replace(self.config, embed_dir="", factory=self.factory)
+        # nprobe is a search setting (KnnConfig): the trained index doesn't depend on it
+        return dataclasses.replace(self.config, embed_dir="", factory=self.factory, nprobe=0)
 
     @property
     def factory(self) -> str:
@@ -56,7 +57,7 @@ class IndexStep(Step):
         cfg, factory = self.config, self.factory
         self.dir.mkdir(parents=True, exist_ok=True)
         n = int(sum(cfg.sizes))
-        meta = {"factory": factory, "ntotal": n, "nprobe": cfg.nprobe if factory != "Flat" else None}
+        meta = {"factory": factory, "ntotal": n}
         if factory != "Flat":
             load = _emb_loader(cfg.embed_dir)
             train = _sample(load, cfg.sizes, train_sample_size(factory, n))
@@ -92,6 +93,7 @@ def _get_index(index_dir: str, factory: str, db_dir: str, n_db: int, nprobe: int
             _INDEX_CACHE[key] = flat_index(_emb_loader(db_dir), n_db)
         else:
             _INDEX_CACHE[key] = load_index(Path(index_dir) / "index.faiss", nprobe)
+    set_nprobe(_INDEX_CACHE[key], nprobe)
     return _INDEX_CACHE[key]
 
 
