@@ -115,3 +115,16 @@ def test_bad_settings():
         MineConfig("en", "de", margin="cosine").validate()
     with pytest.raises(ValueError, match="unknown mode"):
         MineConfig("en", "de", mode="best").validate()
+
+
+def test_cli_reports_bad_input_with_exit_code_2(tmp_path):
+    from typer.testing import CliRunner
+
+    from xlingua.cli import app
+
+    src = write_lines(tmp_path / "s.txt", ["a b"])
+    result = CliRunner().invoke(app, ["mine", "--src-lang", "english", "--tgt-lang", "en",
+                                      str(src), str(src), "-o", str(tmp_path / "o.tsv.gz")])
+    assert result.exit_code == 2
+    assert "unknown language code 'english'" in result.output
+    assert not (tmp_path / "o.tsv.gz").exists()
