@@ -29,7 +29,8 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--base", default="bundled")
     ap.add_argument("--model", action="append", default=[], help="NAME=DIR of a meaning model trained on --base")
-    ap.add_argument("--tasks", default="qe,sts:sts17_extended")
+    ap.add_argument("--tasks", default="qe sts:sts17_extended",
+                    help="space-separated task specs, e.g. 'qe:en-de,en-zh sts:sts17_extended'")
     ap.add_argument("--data", default=None, help="benchmarks root (default ../shared/benchmarks)")
     ap.add_argument("--out", default=None, help="write all results as JSON here")
     args = ap.parse_args(argv)
@@ -38,7 +39,7 @@ def main(argv=None):
     for item in args.model:
         name, path = item.split("=", 1)
         encoders[name] = MeaningEncoder(base, path)
-    tasks = args.tasks.split(",")
+    tasks = args.tasks.split()
     results = {}
     for name, enc in encoders.items():
         spec = args.base if name == "base" else f"{args.base}+meaning:{dict(m.split('=', 1) for m in args.model)[name]}"
@@ -46,8 +47,9 @@ def main(argv=None):
         if args.out:
             Path(args.out).write_text(json.dumps(results, indent=1))
     header = ["model"]
-    if any(t.startswith("qe") for t in tasks):
-        header += [f"QE {p}" for p in QE_PAIRS] + ["QE avg"]
+    qe_pairs = [p for p in QE_PAIRS if any(p in v["rows"] for k, v in results["base"]["tasks"].items() if k.startswith("qe"))]
+    if qe_pairs:
+        header += [f"QE {p}" for p in qe_pairs] + ["QE avg"]
     if any(t.startswith("sts") for t in tasks):
         header += ["STS17 mono", "STS17 cross"]
     print("| " + " | ".join(header) + " |")
@@ -56,7 +58,7 @@ def main(argv=None):
         cells = [f"{args.base} {name}"]
         qe = next((v for k, v in res["tasks"].items() if k.startswith("qe")), None)
         if qe:
-            cells += [f"{qe['rows'][p]['pearson']:.3f}" for p in QE_PAIRS] + [f"**{qe['summary']['pearson']:.3f}**"]
+            cells += [f"{qe['rows'][p]['pearson']:.3f}" for p in qe_pairs] + [f"**{qe['summary']['pearson']:.3f}**"]
         sts = next((v for k, v in res["tasks"].items() if k.startswith("sts")), None)
         if sts:
             cells += [f"{sts['summary'][k]:.1f}" for k in STS_SUMMARY]
