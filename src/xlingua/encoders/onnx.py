@@ -1,7 +1,8 @@
 """`bundled:onnx`: the bundled e5-small exported to ONNX (fp32) and run by ONNX Runtime with
 all graph optimizations, batched by token budget. Measured beside the other paths in
-`xlingua bench embed`; on the project machine it was no faster than torch fp32 (see
-docs/results.md), so it is selectable but not the default. Needs the `onnx` extra.
+`xlingua bench embed`; on the project machine it ran at 1.65x torch fp32 but about half the
+speed of bundled:bf16 (docs/results.md), so it is selectable but not the default. Needs the
+`onnx` extra.
 
 The export is made once, beside the converted model (`<model dir>/onnx/model.onnx`), so it is
 rebuilt whenever the converted model is.
