@@ -8,7 +8,6 @@ exactly the batches an uninterrupted one would.
 """
 from __future__ import annotations
 
-import gzip
 import random
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,21 +15,13 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from xlingua.data.benchmarks import read_l10n
 from xlingua.laser.vocab import BOS, EOS, PAD
 
 
 def read_l10n_pairs(root: Path, lang: str, limit: int | None, seed: int = 0) -> tuple[list[str], list[str]]:
     """(lang sentences, English sentences) from l10n `lang-en.train.tsv.gz`, a seeded sample."""
-    path = Path(root) / f"{lang}-en.train.tsv.gz"
-    if not path.exists():
-        raise FileNotFoundError(f"no l10n training file for {lang!r}: {path}")
-    rows = []
-    with gzip.open(path, "rt", encoding="utf-8") as f:
-        for lineno, line in enumerate(f, 1):
-            parts = line.rstrip("\n").split("\t")
-            if len(parts) != 2:
-                raise ValueError(f"{path}:{lineno}: expected 2 tab-separated fields, got {len(parts)}")
-            rows.append(parts)
+    rows = list(zip(*read_l10n(lang, "train", root)))
     if limit and limit < len(rows):
         rows = random.Random(f"{seed}-{lang}").sample(rows, limit)
     return [r[0] for r in rows], [r[1] for r in rows]

@@ -5,7 +5,6 @@ run resumes from the last committed chunk.
 """
 from __future__ import annotations
 
-import gzip
 import os
 import random
 from dataclasses import dataclass
@@ -13,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
+from xlingua.data import benchmarks
 from xlingua.encoders.cache import CachedEncoder
 from xlingua.paths import corpora_dir
 
@@ -39,16 +39,7 @@ def read_l10n(langs: list[str], pairs_per_lang: int, split: str = "train", seed:
     root = Path(root) if root else corpora_dir() / "l10n"
     src, tgt, out_langs = [], [], []
     for lang in langs:
-        path = root / f"{lang}-en.{split}.tsv.gz"
-        if not path.exists():
-            raise FileNotFoundError(f"no l10n file for language {lang!r}: {path}")
-        rows = []
-        with gzip.open(path, "rt", encoding="utf-8") as f:
-            for lineno, line in enumerate(f, 1):
-                parts = line.rstrip("\n").split("\t")
-                if len(parts) != 2:
-                    raise ValueError(f"{path}:{lineno}: expected 2 tab-separated fields, got {len(parts)}")
-                rows.append(parts)
+        rows = list(zip(*benchmarks.read_l10n(lang, split, root)))
         rng = random.Random(f"{seed}-{lang}")
         if pairs_per_lang < len(rows):
             rows = rng.sample(rows, pairs_per_lang)
