@@ -9,12 +9,12 @@ batches); at inference it shifts every score by the same constant, so ranking ig
 from __future__ import annotations
 
 import numpy as np
-import torch
 
 
 def inbatch_normalize(f, alpha: float = 0.5, global_term: bool = True):
     """Normalize a (n, m) similarity matrix, numpy array or torch tensor."""
-    if isinstance(f, torch.Tensor):
+    # Checked by module so that numpy-only callers (e.g. Ray mining workers) never import torch.
+    if type(f).__module__.startswith("torch"):
         row = f.mean(dim=1, keepdim=True)
         col = f.mean(dim=0, keepdim=True)
         s = f - alpha * (row + col)
