@@ -102,6 +102,10 @@ def test_xnli_carriage_return_before_label(tmp_path):
     _w(p, "P1\tH1\r\tentailment\n")
     (pair,) = B.read_xnli_split("de", "test", tmp_path)
     assert (pair.premise, pair.hypothesis, pair.label) == ("P1", "H1", 0)
+    # the training-side reader is the same reader (it once split on "\r" and failed here)
+    from xlingua.data.nli import read_xnli
+
+    assert read_xnli("de", "test", tmp_path) == [pair]
 
 
 def test_trec_and_sst2_labels(tmp_path):
@@ -127,6 +131,9 @@ def test_real_benchmark_sizes(benchmarks):
     bucc = B.read_bucc("zh", data_dir=benchmarks)
     assert (len(bucc.src), len(bucc.tgt), len(bucc.gold)) == (8624, 13589, 257)
     assert len(B.read_xnli_split("ar", "test", benchmarks)) == 5010
+    from xlingua.data.nli import read_xnli_langs
+
+    assert {len(v) for v in read_xnli_langs(["en", "ur"], "test", benchmarks).values()} == {5010}
     assert len(B.read_trec("test", benchmarks).texts) == 500
     assert len(B.read_senteval_binary("MR", benchmarks).texts) == 10662
     assert len(B.read_multi30k("fr", data_dir=benchmarks)) == 1000

@@ -14,9 +14,6 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from pathlib import Path
-
-from xlingua.paths import benchmarks_dir
 
 XNLI_LANGS = ("ar", "bg", "de", "el", "en", "es", "fr", "hi", "ru", "sw", "th", "tr", "ur", "vi", "zh")
 LABEL_IDS = {"entailment": 0, "neutral": 1, "contradiction": 2}
@@ -29,26 +26,14 @@ class NLIPair:
     label: int
 
 
-def xnli_path(lang: str, split: str = "dev", data_dir=None) -> Path:
+def read_xnli(lang: str, split: str = "dev", data_dir=None) -> list[NLIPair]:
+    """All pairs of one XNLI file, in file order (one reader for training and evaluation:
+    `xlingua.data.benchmarks.read_xnli_split`, which handles the test files' stray CRs)."""
     if split not in ("dev", "test"):
         raise ValueError(f"XNLI split must be dev or test, got {split!r}")
-    return benchmarks_dir(data_dir) / "xnli" / f"{split}-{lang}.tsv"
+    from xlingua.data.benchmarks import read_xnli_split
 
-
-def read_xnli(lang: str, split: str = "dev", data_dir=None) -> list[NLIPair]:
-    """All pairs of one XNLI file, in file order; a malformed line raises naming file:line."""
-    path = xnli_path(lang, split, data_dir)
-    if not path.exists():
-        raise FileNotFoundError(f"XNLI file not found: {path}")
-    pairs = []
-    with open(path, encoding="utf-8") as f:
-        for lineno, line in enumerate(f, 1):
-            cols = line.rstrip("\n").split("\t")
-            if len(cols) != 3 or cols[2] not in LABEL_IDS:
-                raise ValueError(f"{path}:{lineno}: expected premise<TAB>hypothesis<TAB>label "
-                                 f"with label in {sorted(LABEL_IDS)}, got {line[:80]!r}")
-            pairs.append(NLIPair(cols[0], cols[1], LABEL_IDS[cols[2]]))
-    return pairs
+    return read_xnli_split(lang, split, data_dir)
 
 
 def read_xnli_langs(langs, split: str = "dev", data_dir=None) -> dict[str, list[NLIPair]]:
