@@ -23,13 +23,17 @@ def train(
     batch_size: int = typer.Option(512),
     lr: float = typer.Option(1e-4),
     seed: int = typer.Option(0),
+    hidden: int = typer.Option(0, help="Hidden width of the three MLPs (0 = the base dimension)."),
+    extra: str = typer.Option("", help="Comma-separated extra parallel data besides l10n: xnli-dev "
+                              "(XNLI dev, 14 languages with English; never the test files)."),
 ):
     """Train MLP_M / MLP_L / MLP_I on cached base embeddings of l10n pairs; then use
     --model BASE+meaning:OUT anywhere."""
     from xlingua.meaning.trainer import TrainConfig, train_from_corpus
 
     cfg = TrainConfig(lr=lr, batch_size=batch_size, max_epochs=max_epochs, patience=patience,
-                      use_meaning=meaning_loss, use_language=language_loss, seed=seed)
-    log = train_from_corpus(base, [l.strip() for l in langs.split(",") if l.strip()], pairs, out, config=cfg)
+                      use_meaning=meaning_loss, use_language=language_loss, seed=seed, hidden=hidden)
+    log = train_from_corpus(base, [l.strip() for l in langs.split(",") if l.strip()], pairs, out, config=cfg,
+                            extra=[e.strip() for e in extra.split(",") if e.strip()])
     typer.echo(f"best epoch {log['best_epoch']} of {log['epochs']}, val loss {log['best_val_loss']:.4f}, "
                f"{log['seconds']}s; wrote {out / 'model.pt'}")

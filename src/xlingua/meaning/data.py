@@ -48,3 +48,47 @@ def read_l10n(langs: list[str], pairs_per_lang: int, split: str = "train", seed:
             tgt.append(t)
             out_langs.append(lang)
     return Pairs(src, tgt, out_langs)
+
+
+XNLI_LANGS = ["ar", "bg", "de", "el", "es", "fr", "hi", "ru", "sw", "th", "tr", "ur", "vi", "zh"]
+
+
+def read_xnli_dev_pairs(langs: list[str] | None = None, data_dir=None) -> Pairs:
+    """XNLI **dev** as parallel data: line i of `dev-xx.tsv` is the translation of line i of
+    `dev-en.tsv`, so each premise and each hypothesis gives an (xx, English) pair. Premises
+    repeat (one per hypothesis) and are kept once per language. Dev only: the XNLI test files
+    are an evaluation set."""
+    from xlingua.data.benchmarks import read_xnli_split
+
+    en = read_xnli_split("en", "dev", data_dir)
+    src, tgt, out_langs = [], [], []
+    for lang in langs or XNLI_LANGS:
+        xx = read_xnli_split(lang, "dev", data_dir)
+        if len(xx) != len(en):
+            raise ValueError(f"XNLI dev-{lang} has {len(xx)} lines, dev-en {len(en)}: not line-aligned")
+        seen = set()
+        for a, b in zip(xx, en):
+            for s, t in ((a.premise, b.premise), (a.hypothesis, b.hypothesis)):
+                if (s, t) in seen or not s.strip() or not t.strip():
+                    continue
+                seen.add((s, t))
+                src.append(s)
+                tgt.append(t)
+                out_langs.append(lang)
+    return Pairs(src, tgt, out_langs)
+
+
+EXTRA_SOURCES = {"xnli-dev": read_xnli_dev_pairs}
+
+
+def read_extra(names: list[str], data_dir=None) -> Pairs:
+    """Parallel pairs from other (non-test) sources by name: `xnli-dev`."""
+    src, tgt, out_langs = [], [], []
+    for name in names:
+        if name not in EXTRA_SOURCES:
+            raise ValueError(f"unknown extra training data {name!r}; known: {sorted(EXTRA_SOURCES)}")
+        p = EXTRA_SOURCES[name](data_dir=data_dir)
+        src += p.src
+        tgt += p.tgt
+        out_langs += p.langs
+    return Pairs(src, tgt, out_langs)

@@ -188,19 +188,29 @@ def _progress(total: int):
 
 def train_from_corpus(base: str, langs: list[str], pairs_per_lang: int, out_dir, *,
                       config: TrainConfig | None = None, corpus: str | None = None,
-                      show_progress: bool = True) -> dict:
-    """Embed a sample of l10n pairs with encoder `base` (cached) and train the MLPs on them."""
+                      extra: list[str] | None = None, data_dir=None,
+                      show_progress: bool = True, encoder=None) -> dict:
+    """Embed a sample of l10n pairs (plus the `extra` sources of xlingua.meaning.data.read_extra,
+    e.g. "xnli-dev") with encoder `base` (cached) and train the MLPs on them."""
     from xlingua.encoders.loading import load_encoder
-    from xlingua.meaning.data import embed_cached, read_l10n
+    from xlingua.meaning.data import Pairs, embed_cached, read_extra, read_l10n
 
     config = config or TrainConfig()
-    pairs = read_l10n(langs, pairs_per_lang, seed=config.seed, root=corpus)
-    encoder = load_encoder(base)
+    pairs = read_l10n(langs, pairs_per_lang, seed=config.seed, root=corpus) if langs and pairs_per_lang > 0 \
+        else Pairs([], [], [])
+    n_l10n = len(pairs.src)
+    if extra:
+        more = read_extra(extra, data_dir=data_dir)
+        pairs = Pairs(pairs.src + more.src, pairs.tgt + more.tgt, pairs.langs + more.langs)
+    if not pairs.src:
+        raise ValueError("no training pairs: give l10n languages and --pairs > 0, or extra data")
+    encoder = encoder or load_encoder(base)
     src = embed_cached(encoder, pairs.src, show_progress=show_progress)
     tgt = embed_cached(encoder, pairs.tgt, show_progress=show_progress)
     log = train_meaning(src, tgt, pairs.langs, out_dir, base_name=encoder.name,
                         base_fingerprint=encoder.fingerprint(), config=config, show_progress=show_progress)
-    log["data"] = {"corpus": "l10n train", "langs": langs, "pairs_per_lang": pairs_per_lang, "base": base}
+    log["data"] = {"corpus": "l10n train", "langs": langs, "pairs_per_lang": pairs_per_lang, "base": base,
+                   "l10n_pairs": n_l10n, "extra": list(extra or []), "extra_pairs": len(pairs.src) - n_l10n}
     tmp = Path(out_dir, "train_log.json.tmp")
     tmp.write_text(json.dumps(log, indent=1))
     os.replace(tmp, Path(out_dir, "train_log.json"))

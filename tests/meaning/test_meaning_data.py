@@ -1,0 +1,85 @@
+"""Extra training data for meaning embeddings: XNLI dev as parallel pairs, and
+train_from_corpus mixing l10n with it (tiny files written in the test)."""
+import gzip
+import hashlib
+import json
+
+import numpy as np
+import pytest
+
+from xlingua.encoders.base import Encoder
+from xlingua.meaning.data import read_extra, read_xnli_dev_pairs
+from xlingua.meaning.trainer import TrainConfig, train_from_corpus
+
+
+def _write_xnli(root, langs=("en", "de", "fr")):
+    d = root / "xnli"
+    d.mkdir(parents=True)
+    rows = {"en": [("P one.", "H a.", "neutral"), ("P one.", "H b.", "entailment"), ("P two.", "H c.", "contradiction")],
+            "de": [("P eins.", "H a-de.", "neutral"), ("P eins.", "H b-de.", "entailment"), ("P zwei.", "H c-de.", "contradiction")],
+            "fr": [("P un.", "H a-fr.", "neutral"), ("P un.", "H b-fr.", "entailment"), ("P deux.", "H c-fr.", "contradiction")]}
+    for lang in langs:
+        (d / f"dev-{lang}.tsv").write_text("".join(f"{p}\t{h}\t{l}\n" for p, h, l in rows[lang]))
+        # A test file that must never be read as training data.
+        (d / f"test-{lang}.tsv").write_text(f"TEST {lang}\tTEST\tneutral\n")
+    return root
+
+
+def test_xnli_dev_pairs_align_lines_and_keep_each_premise_once(tmp_path):
+    root = _write_xnli(tmp_path)
+    p = read_xnli_dev_pairs(["de", "fr"], data_dir=root)
+    assert list(zip(p.src, p.tgt, p.langs))[:4] == [("P eins.", "P one.", "de"), ("H a-de.", "H a.", "de"),
+                                                    ("H b-de.", "H b.", "de"), ("P zwei.", "P two.", "de")]
+    assert len(p.src) == 10 and p.langs.count("fr") == 5
+    assert not any("TEST" in s for s in p.src + p.tgt)
+    with pytest.raises(ValueError, match="unknown extra"):
+        read_extra(["xnli-test"], data_dir=root)
+
+
+def test_misaligned_xnli_dev_is_an_error(tmp_path):
+    root = _write_xnli(tmp_path)
+    with open(root / "xnli" / "dev-de.tsv", "a") as f:
+        f.write("P extra.\tH extra.\tneutral\n")
+    with pytest.raises(ValueError, match="not line-aligned"):
+        read_xnli_dev_pairs(["de"], data_dir=root)
+
+
+class HashEncoder(Encoder):
+    name, dim, normalized = "hash", 8, False
+
+    def _encode_batch(self, texts, lang):
+        return np.stack([np.random.default_rng(int(hashlib.md5(t.encode()).hexdigest()[:8], 16)).normal(size=8)
+                         for t in texts]).astype(np.float32)
+
+    def fingerprint(self):
+        return "hash-test"
+
+
+def test_train_from_corpus_adds_extra_pairs_and_hidden_width(tmp_path, monkeypatch):
+    monkeypatch.setenv("XLINGUA_HOME", str(tmp_path / "home"))
+    root = _write_xnli(tmp_path / "bench")
+    corpus = tmp_path / "l10n"
+    corpus.mkdir()
+    with gzip.open(corpus / "de-en.train.tsv.gz", "wt") as f:
+        f.write("".join(f"Datei {i}\tfile {i}\n" for i in range(6)))
+    import xlingua.meaning.data as data
+
+    monkeypatch.setitem(data.EXTRA_SOURCES, "xnli-dev",
+                        lambda data_dir=None: read_xnli_dev_pairs(["de", "fr"], data_dir=data_dir))
+    cfg = TrainConfig(max_epochs=2, patience=5, batch_size=4, hidden=12)
+    log = train_from_corpus("hash", ["de"], 4, tmp_path / "out", config=cfg, corpus=str(corpus),
+                            extra=["xnli-dev"], data_dir=root, encoder=HashEncoder(), show_progress=False)
+    assert log["data"]["l10n_pairs"] == 4 and log["data"]["extra_pairs"] == 10
+    assert log["n_train"] + log["n_val"] == 14
+    assert log["langs"] == ["de", "en", "fr"]
+    saved = json.loads((tmp_path / "out" / "train_log.json").read_text())
+    assert saved["data"]["extra"] == ["xnli-dev"]
+    from xlingua.meaning.model import MeaningModel
+
+    model = MeaningModel.load(tmp_path / "out" / "model.pt")
+    assert model.mlp_m[0].out_features == 12
+    # Without l10n pairs the extra data alone is enough; with neither it is an error.
+    assert train_from_corpus("hash", [], 0, tmp_path / "o2", config=cfg, extra=["xnli-dev"], data_dir=root,
+                             encoder=HashEncoder(), show_progress=False)["n_val"] == 1
+    with pytest.raises(ValueError, match="no training pairs"):
+        train_from_corpus("hash", [], 0, tmp_path / "o3", config=cfg, encoder=HashEncoder(), show_progress=False)
