@@ -32,6 +32,8 @@ def test_xnli_dev_pairs_align_lines_and_keep_each_premise_once(tmp_path):
                                                     ("H b-de.", "H b.", "de"), ("P zwei.", "P two.", "de")]
     assert len(p.src) == 10 and p.langs.count("fr") == 5
     assert not any("TEST" in s for s in p.src + p.tgt)
+    only_fr = read_extra(["xnli-dev:fr"], data_dir=root)
+    assert set(only_fr.langs) == {"fr"} and len(only_fr.src) == 5
     with pytest.raises(ValueError, match="unknown extra"):
         read_extra(["xnli-test"], data_dir=root)
 
@@ -65,7 +67,7 @@ def test_train_from_corpus_adds_extra_pairs_and_hidden_width(tmp_path, monkeypat
     import xlingua.meaning.data as data
 
     monkeypatch.setitem(data.EXTRA_SOURCES, "xnli-dev",
-                        lambda data_dir=None: read_xnli_dev_pairs(["de", "fr"], data_dir=data_dir))
+                        lambda data_dir=None, langs=("de", "fr"): read_xnli_dev_pairs(list(langs), data_dir=data_dir))
     cfg = TrainConfig(max_epochs=2, patience=5, batch_size=4, hidden=12)
     log = train_from_corpus("hash", ["de"], 4, tmp_path / "out", config=cfg, corpus=str(corpus),
                             extra=["xnli-dev"], data_dir=root, encoder=HashEncoder(), show_progress=False)

@@ -25,7 +25,8 @@ def train(
     seed: int = typer.Option(0),
     hidden: int = typer.Option(0, help="Hidden width of the three MLPs (0 = the base dimension)."),
     extra: str = typer.Option("", help="Comma-separated extra parallel data besides l10n: xnli-dev "
-                              "(XNLI dev, 14 languages with English; never the test files)."),
+                              "(XNLI dev, 14 languages with English; never the test files), or "
+                              "xnli-dev:de+zh+hi for some of its languages."),
 ):
     """Train MLP_M / MLP_L / MLP_I on cached base embeddings of l10n pairs; then use
     --model BASE+meaning:OUT anywhere."""

@@ -82,12 +82,15 @@ EXTRA_SOURCES = {"xnli-dev": read_xnli_dev_pairs}
 
 
 def read_extra(names: list[str], data_dir=None) -> Pairs:
-    """Parallel pairs from other (non-test) sources by name: `xnli-dev`."""
+    """Parallel pairs from other (non-test) sources by name: `xnli-dev` (all 14 languages with
+    English) or `xnli-dev:de+zh+hi` (those languages only)."""
     src, tgt, out_langs = [], [], []
-    for name in names:
+    for item in names:
+        name, _, langs = item.partition(":")
         if name not in EXTRA_SOURCES:
             raise ValueError(f"unknown extra training data {name!r}; known: {sorted(EXTRA_SOURCES)}")
-        p = EXTRA_SOURCES[name](data_dir=data_dir)
+        kwargs = {"langs": [l for l in langs.split("+") if l]} if langs else {}
+        p = EXTRA_SOURCES[name](data_dir=data_dir, **kwargs)
         src += p.src
         tgt += p.tgt
         out_langs += p.langs
