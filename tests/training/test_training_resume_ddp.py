@@ -76,6 +76,8 @@ def plain_sgd(trainer):
     # Compare updates with SGD: Adam's first step is ~lr * sign(grad), which turns float
     # rounding noise in near-zero gradient entries into full-size differences.
     trainer.optimizer = torch.optim.SGD(trainer.params, lr=0.5)
+    # a constant schedule bound to the new optimizer (the old one would never step)
+    trainer.scheduler = torch.optim.lr_scheduler.LambdaLR(trainer.optimizer, lambda step: 1.0)
 
 
 def _worker(rank, world, init_file, cfg_dict, out_file):
