@@ -50,23 +50,19 @@ def read_l10n(langs: list[str], pairs_per_lang: int, split: str = "train", seed:
     return Pairs(src, tgt, out_langs)
 
 
-
-
 def read_xnli_dev_pairs(langs: list[str] | None = None, data_dir=None) -> Pairs:
     """XNLI **dev** as parallel data: line i of `dev-xx.tsv` is the translation of line i of
     `dev-en.tsv`, so each premise and each hypothesis gives an (xx, English) pair. Premises
     repeat (one per hypothesis) and are kept once per language. Dev only: the XNLI test files
     are an evaluation set."""
-    from xlingua.data.benchmarks import read_xnli_split
+    from xlingua.data.nli import XNLI_LANGS, read_xnli_langs
 
-    en = read_xnli_split("en", "dev", data_dir)
+    langs = list(langs or [lang for lang in XNLI_LANGS if lang != "en"])
+    data = read_xnli_langs(["en", *langs], "dev", data_dir)  # checks the files are line-aligned
+    en = data["en"]
     src, tgt, out_langs = [], [], []
-    from xlingua.data.nli import XNLI_LANGS
-
-    for lang in langs or [lang for lang in XNLI_LANGS if lang != "en"]:
-        xx = read_xnli_split(lang, "dev", data_dir)
-        if len(xx) != len(en):
-            raise ValueError(f"XNLI dev-{lang} has {len(xx)} lines, dev-en {len(en)}: not line-aligned")
+    for lang in langs:
+        xx = data[lang]
         seen = set()
         for a, b in zip(xx, en):
             for s, t in ((a.premise, b.premise), (a.hypothesis, b.hypothesis)):
