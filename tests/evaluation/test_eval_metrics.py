@@ -137,3 +137,10 @@ def test_classify_cv_separable_toy():
     x = rng.standard_normal((40, 3)) * 0.1
     x[:, 0] += np.where(y == 1, 2.0, -2.0)
     assert cv_accuracy(x, y, folds=2, grid=[1.0]) == pytest.approx(100.0)
+
+
+def test_report_prints_correlations_with_three_decimals_and_scores_with_one():
+    from xlingua.evaluation.report import fmt
+
+    assert [fmt(0.2704), fmt(-0.08), fmt(1.0), fmt(1.2), fmt(84.71), fmt(0.0), fmt(None), fmt(7)] == \
+        ["0.270", "-0.080", "1.000", "1.2", "84.7", "0.0", "-", "7"]

@@ -33,7 +33,8 @@ def fmt(v) -> str:
     if isinstance(v, float):
         if math.isnan(v):
             return "nan"
-        return f"{v:.3f}" if abs(v) < 1.5 and v != 0 else f"{v:.1f}"
+        # correlations live in [-1, 1] and need 3 decimals; scores x100 and seconds need 1
+        return f"{v:.3f}" if abs(v) <= 1 and v != 0 else f"{v:.1f}"
     return str(v)
 
 

@@ -23,17 +23,21 @@ def train(
     batch_size: int = typer.Option(512),
     lr: float = typer.Option(1e-4),
     seed: int = typer.Option(0),
+    snapshot_every: int = typer.Option(0, help="Also keep model_epochN.pt every N epochs (0 = only the best)."),
     hidden: int = typer.Option(0, help="Hidden width of the three MLPs (0 = the base dimension)."),
     extra: str = typer.Option("", help="Comma-separated extra parallel data besides l10n: xnli-dev "
-                              "(XNLI dev, 14 languages with English; never the test files), or "
-                              "xnli-dev:de+zh+hi for some of its languages."),
+                              "(XNLI dev, 14 languages with English; never the test files), "
+                              "stsb-mt-train (machine-translated STS Benchmark train, 10 languages), "
+                              "multi30k-train (captions, cs/de/fr); NAME:de+zh for some languages. "
+                              "Pairs holding an STS 2017 or QE test20 sentence are dropped."),
 ):
     """Train MLP_M / MLP_L / MLP_I on cached base embeddings of l10n pairs; then use
     --model BASE+meaning:OUT anywhere."""
     from xlingua.meaning.trainer import TrainConfig, train_from_corpus
 
     cfg = TrainConfig(lr=lr, batch_size=batch_size, max_epochs=max_epochs, patience=patience,
-                      use_meaning=meaning_loss, use_language=language_loss, seed=seed, hidden=hidden)
+                      use_meaning=meaning_loss, use_language=language_loss, seed=seed, hidden=hidden,
+                      snapshot_every=snapshot_every)
     log = train_from_corpus(base, [l.strip() for l in langs.split(",") if l.strip()], pairs, out, config=cfg,
                             extra=[e.strip() for e in extra.split(",") if e.strip()])
     typer.echo(f"best epoch {log['best_epoch']} of {log['epochs']}, val loss {log['best_val_loss']:.4f}, "

@@ -59,13 +59,17 @@ def read_xnli_dev_pairs(langs: list[str] | None = None, data_dir=None) -> Pairs:
 
     langs = list(langs or [lang for lang in XNLI_LANGS if lang != "en"])
     data = read_xnli_langs(["en", *langs], "dev", data_dir)  # checks the files are line-aligned
-    en = data["en"]
+    rows = {lang: [(r.premise, r.hypothesis) for r in data[lang]] for lang in langs}
+    return _pairs_of_aligned(rows, [(r.premise, r.hypothesis) for r in data["en"]])
+
+
+def _pairs_of_aligned(rows: dict[str, list[tuple[str, str]]], en: list[tuple[str, str]]) -> Pairs:
+    """(xx, English) pairs from line-aligned rows of sentences, each distinct pair once."""
     src, tgt, out_langs = [], [], []
-    for lang in langs:
-        xx = data[lang]
+    for lang, xx in rows.items():
         seen = set()
         for a, b in zip(xx, en):
-            for s, t in ((a.premise, b.premise), (a.hypothesis, b.hypothesis)):
+            for s, t in zip(a, b):
                 if (s, t) in seen or not s.strip() or not t.strip():
                     continue
                 seen.add((s, t))
@@ -75,12 +79,66 @@ def read_xnli_dev_pairs(langs: list[str] | None = None, data_dir=None) -> Pairs:
     return Pairs(src, tgt, out_langs)
 
 
-EXTRA_SOURCES = {"xnli-dev": read_xnli_dev_pairs}
+def read_stsb_mt_train_pairs(langs: list[str] | None = None, data_dir=None) -> Pairs:
+    """stsb_multi_mt **train** as parallel data: line i of `stsb-xx-train.csv` is the machine
+    translation of line i of `stsb-en-train.csv` (both sentences), checked by the line's score.
+    Train only: the dev split holds STS 2017 test sentences."""
+    en = benchmarks.read_stsb_multi_mt("en", "train", data_dir)
+    langs = list(langs or [l for l in benchmarks.stsb_multi_mt_langs(data_dir) if l != "en"])
+    rows = {}
+    for lang in langs:
+        xx = benchmarks.read_stsb_multi_mt(lang, "train", data_dir)
+        if len(xx.s1) != len(en.s1):
+            raise benchmarks.BenchmarkFormatError(
+                f"stsb-{lang}-train.csv has {len(xx.s1)} rows, stsb-en-train.csv {len(en.s1)}: not line-aligned")
+        for line, (a, b) in enumerate(zip(xx.score, en.score), 1):
+            if a != b:
+                raise benchmarks.BenchmarkFormatError(
+                    f"stsb-{lang}-train.csv:{line}: score {a} but stsb-en-train.csv:{line} has {b}: not line-aligned")
+        rows[lang] = list(zip(xx.s1, xx.s2))
+    return _pairs_of_aligned(rows, list(zip(en.s1, en.s2)))
 
 
-def read_extra(names: list[str], data_dir=None) -> Pairs:
-    """Parallel pairs from other (non-test) sources by name: `xnli-dev` (all 14 languages with
-    English) or `xnli-dev:de+zh+hi` (those languages only)."""
+def read_multi30k_train_pairs(langs: list[str] | None = None, data_dir=None) -> Pairs:
+    """Multi30k **train** captions (cs, de, fr with English), line-aligned."""
+    en = benchmarks.read_multi30k("en", "train", data_dir)
+    rows = {}
+    for lang in langs or ["cs", "de", "fr"]:
+        xx = benchmarks.read_multi30k(lang, "train", data_dir)
+        if len(xx) != len(en):
+            raise benchmarks.BenchmarkFormatError(
+                f"Multi30k train.{lang} has {len(xx)} lines, train.en {len(en)}: not line-aligned")
+        rows[lang] = [(s,) for s in xx]
+    return _pairs_of_aligned(rows, [(s,) for s in en])
+
+
+EXTRA_SOURCES = {"xnli-dev": read_xnli_dev_pairs, "stsb-mt-train": read_stsb_mt_train_pairs,
+                 "multi30k-train": read_multi30k_train_pairs}
+
+
+def evaluation_sentences(data_dir=None) -> set[str]:
+    """Every sentence of the sets meaning embeddings are evaluated on (STS 2017, STS2017-extended,
+    WMT20 QE test20), lower-cased and stripped: extra training data must not contain them."""
+    root = benchmarks.benchmarks_dir(data_dir)
+    readers = []  # a set absent here cannot be evaluated on here either
+    if (root / "sts17").is_dir():
+        readers += [lambda t=t: benchmarks.read_sts17(t, data_dir) for t in benchmarks.sts17_tracks(data_dir)]
+    if (root / "sts17_extended").is_dir():
+        readers += [lambda p=p: benchmarks.read_sts17_extended(p, data_dir)
+                    for p in benchmarks.sts17_extended_pairs(data_dir)]
+    readers += [lambda p=p: benchmarks.read_mlqe(p, "test20", data_dir)
+                for p in benchmarks.MLQE_PAIRS if (root / "mlqe" / p).is_dir()]
+    held = set()
+    for read in readers:
+        d = read()
+        held.update(s.strip().lower() for s in d.s1 + d.s2)
+    return held
+
+
+def read_extra(names: list[str], data_dir=None) -> tuple[Pairs, int]:
+    """Parallel pairs from other (non-test) sources by name (`xnli-dev`, `stsb-mt-train`,
+    `multi30k-train`), optionally for some languages only (`xnli-dev:de+zh+hi`). Pairs with a
+    side that is a sentence of an evaluation set are dropped; returns (pairs, number dropped)."""
     src, tgt, out_langs = [], [], []
     for item in names:
         name, _, langs = item.partition(":")
@@ -91,4 +149,7 @@ def read_extra(names: list[str], data_dir=None) -> Pairs:
         src += p.src
         tgt += p.tgt
         out_langs += p.langs
-    return Pairs(src, tgt, out_langs)
+    held = evaluation_sentences(data_dir)
+    keep = [i for i, (s, t) in enumerate(zip(src, tgt))
+            if s.strip().lower() not in held and t.strip().lower() not in held]
+    return Pairs([src[i] for i in keep], [tgt[i] for i in keep], [out_langs[i] for i in keep]), len(src) - len(keep)

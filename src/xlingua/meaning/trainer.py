@@ -29,6 +29,7 @@ class TrainConfig:
     use_language: bool = True
     hidden: int = 0
     seed: int = 0
+    snapshot_every: int = 0  # also keep model_epochN.pt every N epochs (0 = only the best)
 
 
 class _SameLanguageSampler:
@@ -166,6 +167,8 @@ def train_meaning(src: np.ndarray, tgt: np.ndarray, src_langs: list[str], out_di
                     write_log(finished=False)  # a killed run still says how far it got
             else:
                 bad += 1
+            if config.snapshot_every and epoch % config.snapshot_every == 0:
+                model.save(out / f"model_epoch{epoch}.pt")
             if progress:
                 progress[0].update(progress[1], advance=1, description=f"val {val['loss']:.4f} best {best:.4f}@{best_epoch}")
             if bad >= config.patience:
@@ -198,9 +201,9 @@ def train_from_corpus(base: str, langs: list[str], pairs_per_lang: int, out_dir,
     config = config or TrainConfig()
     pairs = read_l10n(langs, pairs_per_lang, seed=config.seed, root=corpus) if langs and pairs_per_lang > 0 \
         else Pairs([], [], [])
-    n_l10n = len(pairs.src)
+    n_l10n, dropped = len(pairs.src), 0
     if extra:
-        more = read_extra(extra, data_dir=data_dir)
+        more, dropped = read_extra(extra, data_dir=data_dir)
         pairs = Pairs(pairs.src + more.src, pairs.tgt + more.tgt, pairs.langs + more.langs)
     if not pairs.src:
         raise ValueError("no training pairs: give l10n languages and --pairs > 0, or extra data")
@@ -210,7 +213,8 @@ def train_from_corpus(base: str, langs: list[str], pairs_per_lang: int, out_dir,
     log = train_meaning(src, tgt, pairs.langs, out_dir, base_name=encoder.name,
                         base_fingerprint=encoder.fingerprint(), config=config, show_progress=show_progress)
     log["data"] = {"corpus": "l10n train", "langs": langs, "pairs_per_lang": pairs_per_lang, "base": base,
-                   "l10n_pairs": n_l10n, "extra": list(extra or []), "extra_pairs": len(pairs.src) - n_l10n}
+                   "l10n_pairs": n_l10n, "extra": list(extra or []), "extra_pairs": len(pairs.src) - n_l10n,
+                   "extra_dropped_as_evaluation_sentences": dropped}
     tmp = Path(out_dir, "train_log.json.tmp")
     tmp.write_text(json.dumps(log, indent=1))
     os.replace(tmp, Path(out_dir, "train_log.json"))
