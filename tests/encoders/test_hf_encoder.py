@@ -170,3 +170,19 @@ def test_unsupported_sentence_transformers_pooling_is_an_error(tmp_path):
     (tmp_path / "p" / "config.json").write_text(json.dumps({"pooling_mode": "lasttoken"}))
     with pytest.raises(ValueError, match="lasttoken"):
         read_st_settings(tmp_path)
+
+
+def test_bf16_spec_of_a_model_directory(tiny_dir):
+    """`bf16:DIR`: the same vectors as fp32 up to bf16 rounding, under its own fingerprint,
+    in input order although batched by token count."""
+    fp32 = load_encoder(str(tiny_dir))
+    bf16 = load_encoder(f"bf16:{tiny_dir}")
+    assert bf16.name == f"bf16:{tiny_dir}" and bf16.fingerprint() != fp32.fingerprint()
+    assert next(bf16.model.parameters()).dtype == torch.bfloat16
+    texts = TEXTS + ["the cat " * 40]  # one longer than max_length: windowed in bf16 too
+    ref, got = fp32.encode(texts), bf16.encode(texts)
+    assert got.dtype == np.float32
+    cos = (ref * got).sum(axis=1)
+    assert cos.min() > 0.99, cos
+    # rows in input order: each bf16 vector is nearest to its own fp32 vector
+    assert ((ref @ got.T).argmax(axis=0) == np.arange(len(texts))).all()

