@@ -61,6 +61,7 @@ def bench_embed_command(
     seed: int = typer.Option(0, help="Sampling seed."),
     path: list[str] = typer.Option(None, "--path", help="Paths to time (repeatable); default: bundled, bundled:torch, bundled:onnx, bundled:fast, use, sentence-transformers."),
     out: str = typer.Option(None, "--out", help="Directory for embed_bench.json / .md (default $XLINGUA_HOME/bench/embed)."),
+    reference: str = typer.Option("bundled:torch", "--reference", help="The fp32 path cosines are taken against (e.g. DIR when timing bf16:DIR)."),
 ):
     """Embedding speed of each path vs sentence-transformers, and cosine to the fp32 reference."""
     from rich.console import Console
@@ -68,7 +69,8 @@ def bench_embed_command(
     from xlingua.embed_bench import DEFAULT_PATHS, markdown, run_bench
 
     try:
-        report = run_bench(n=n, rounds=rounds, seed=seed, paths=path or DEFAULT_PATHS, out_dir=out)
+        report = run_bench(n=n, rounds=rounds, seed=seed, paths=path or DEFAULT_PATHS, out_dir=out,
+                           reference=reference)
     except (ValueError, OSError) as exc:
         typer.secho(f"error: {exc}", fg=typer.colors.RED, err=True)
         raise typer.Exit(2)

@@ -1,6 +1,7 @@
 """`xlingua bench embed`: sentences/s of every xlingua embedding path against
 sentence-transformers loading the same converted model with its own defaults, and the cosine
-of each path to the fp32 reference (bundled:torch), in one run on the same real sentences.
+of each path to the fp32 reference (bundled:torch, or `--reference DIR` when timing
+`bf16:DIR`), in one run on the same real sentences.
 
 The sentences are a fixed-seed sample of both sides of the l10n dev files (28 languages and
 English). Timing is interleaved: the sample is cut into rounds and in every round each path
@@ -91,14 +92,17 @@ class PathResult:
 
 
 def run_bench(n: int = 5000, rounds: int = 10, seed: int = 0, paths=DEFAULT_PATHS,
-              out_dir: str | os.PathLike | None = None, console=None) -> dict:
+              out_dir: str | os.PathLike | None = None, console=None,
+              reference: str = REFERENCE) -> dict:
+    """Time `paths` on the same sentences; cosines are to `reference` (fp32 of the same model:
+    bundled:torch for the bundled paths, DIR for `bf16:DIR`)."""
     from rich.console import Console
 
     console = console or Console()
     texts = sample_sentences(n, seed)
     paths = list(dict.fromkeys(paths))
-    if REFERENCE not in paths:
-        paths.insert(0, REFERENCE)
+    if reference not in paths:
+        paths.insert(0, reference)
     out_dir = Path(out_dir or xlingua_home() / "bench" / "embed")
     out_dir.mkdir(parents=True, exist_ok=True)
 
@@ -112,7 +116,10 @@ def run_bench(n: int = 5000, rounds: int = 10, seed: int = 0, paths=DEFAULT_PATH
             results[spec] = PathResult(spec, getattr(enc, "name", spec), time.perf_counter() - t0)
     vectors: dict[str, list[np.ndarray]] = {spec: [] for spec in paths}
     meta = {
-        "command": f"xlingua bench embed --n {n} --rounds {rounds} --seed {seed}",
+        "command": f"xlingua bench embed --n {n} --rounds {rounds} --seed {seed}"
+                   + "".join(f" --path {p}" for p in paths if p != reference)
+                   + ("" if reference == REFERENCE else f" --reference {reference}"),
+        "reference": reference,
         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
         "machine": _machine(), "sentences": n,
         "avg_chars": round(float(np.mean([len(t) for t in texts])), 1),
@@ -129,7 +136,7 @@ def run_bench(n: int = 5000, rounds: int = 10, seed: int = 0, paths=DEFAULT_PATH
             res.seconds += time.perf_counter() - t0
             res.cpu_seconds += time.process_time() - c0
             res.sentences += len(part)
-        report = _report(results, vectors, meta, done=r + 1)
+        report = _report(results, vectors, meta, done=r + 1, reference=reference)
         _write(out_dir, report)
         console.print(f"round {r + 1}/{rounds}: " + ", ".join(
             f"{spec} {results[spec].rate:.1f}/s" for spec in paths) + f" (load {os.getloadavg()[0]:.1f})")
@@ -144,8 +151,8 @@ def _cosines(vecs: np.ndarray, ref: np.ndarray):
     return (a * b).sum(axis=1)
 
 
-def _report(results, vectors, meta, done: int) -> dict:
-    ref = np.concatenate(vectors[REFERENCE])
+def _report(results, vectors, meta, done: int, reference: str = REFERENCE) -> dict:
+    ref = np.concatenate(vectors[reference])
     st_rate = results[ST].rate if ST in results else None
     rows = []
     for spec, res in results.items():
@@ -158,7 +165,7 @@ def _report(results, vectors, meta, done: int) -> dict:
             "seconds": round(res.seconds, 1), "cpu_seconds": round(res.cpu_seconds, 1),
             "load_seconds": round(res.load_seconds, 1),
         })
-    return {**meta, "rounds_done": done, "sentences_done": results[REFERENCE].sentences,
+    return {**meta, "rounds_done": done, "sentences_done": results[reference].sentences,
             "load_avg_end": os.getloadavg(), "rows": rows}
 
 

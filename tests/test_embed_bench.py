@@ -1,0 +1,18 @@
+"""`xlingua bench embed` on a tiny model: a bf16 path timed against its own fp32 reference."""
+import json
+
+from tests.encoders.test_hf_encoder import TEXTS, tiny_dir  # noqa: F401  (fixture)
+from xlingua import embed_bench
+
+
+def test_bench_times_bf16_dir_against_its_fp32_reference(tiny_dir, tmp_path, monkeypatch):  # noqa: F811
+    monkeypatch.setattr(embed_bench, "sample_sentences", lambda n, seed: (TEXTS * 4)[:n])
+    report = embed_bench.run_bench(n=12, rounds=3, paths=[f"bf16:{tiny_dir}"], out_dir=tmp_path,
+                                   reference=str(tiny_dir))
+    rows = {r["path"]: r for r in report["rows"]}
+    assert list(rows) == [str(tiny_dir), f"bf16:{tiny_dir}"]
+    assert rows[str(tiny_dir)]["cosine_min"] == 1.0
+    assert 0.99 < rows[f"bf16:{tiny_dir}"]["cosine_min"] < 1.0
+    assert report["command"] == f"xlingua bench embed --n 12 --rounds 3 --seed 0 --path bf16:{tiny_dir} --reference {tiny_dir}"
+    assert report["sentences_done"] == 12 and report["rounds_done"] == 3
+    assert json.loads((tmp_path / "embed_bench.json").read_text())["reference"] == str(tiny_dir)
