@@ -164,34 +164,33 @@ def mine(src: str | Path, tgt: str | Path, output: str | Path, config: MineConfi
         len(sides["src"]["meta"]["shards"]), len(sides["tgt"]["meta"]["shards"])))
 
     # 6. select (cheap: recomputed from the cached scores)
-    t0 = time.perf_counter()
-    s, a, b = select_pairs(sstep.load(), config.mode)
-    n_candidates = len(s)
     src_corpus, tgt_corpus = ShardedCorpus(sides["src"]["shard"]), ShardedCorpus(sides["tgt"]["shard"])
-    calibration = None
-    threshold = config.threshold
-    if gold is not None:
-        src_ids, tgt_ids = np.array(src_corpus.all_ids()), np.array(tgt_corpus.all_ids())
-        pairs = zip(src_ids[a].tolist(), tgt_ids[b].tolist())
-        correct = np.fromiter((p in gold for p in pairs), dtype=bool, count=len(a))
-        known_src, known_tgt = set(src_ids.tolist()), set(tgt_ids.tolist())
-        missing = sum(1 for x, y in gold if x not in known_src or y not in known_tgt)
-        calibration = {**best_threshold(s, correct, len(gold)), "gold_pairs_not_in_corpora": missing}
-        threshold = calibration["threshold"]
-        log(f"[calibrate] threshold {threshold:.6f}: P {calibration['precision']:.4f} "
-            f"R {calibration['recall']:.4f} F1 {calibration['f1']:.4f}")
-    s, a, b = apply_threshold(s, a, b, threshold)
-    clock.stages["select"] = {"seconds": round(time.perf_counter() - t0, 3), "cached": False,
-                              "peak_rss_mb": round(peak_memory_mb(), 1)}
+
+    def select():
+        s, a, b = select_pairs(sstep.load(), config.mode)
+        calibration, threshold = None, config.threshold
+        if gold is not None:
+            src_ids, tgt_ids = np.array(src_corpus.all_ids()), np.array(tgt_corpus.all_ids())
+            pairs = zip(src_ids[a].tolist(), tgt_ids[b].tolist())
+            correct = np.fromiter((p in gold for p in pairs), dtype=bool, count=len(a))
+            known_src, known_tgt = set(src_ids.tolist()), set(tgt_ids.tolist())
+            missing = sum(1 for x, y in gold if x not in known_src or y not in known_tgt)
+            calibration = {**best_threshold(s, correct, len(gold)), "gold_pairs_not_in_corpora": missing}
+            threshold = calibration["threshold"]
+            log(f"[calibrate] threshold {threshold:.6f}: P {calibration['precision']:.4f} "
+                f"R {calibration['recall']:.4f} F1 {calibration['f1']:.4f}")
+        return len(s), calibration, threshold, apply_threshold(s, a, b, threshold)
+
+    n_candidates, calibration, threshold, (s, a, b) = clock.run("select", None, select)
 
     # 7. write. An older output and its summary go first: whatever is left after a failure
     # is never mistaken for this run's result.
-    t0 = time.perf_counter()
-    for old in (summary_path(output), output):
-        old.unlink(missing_ok=True)
-    written = write_pairs(output, s, a, b, src_corpus, tgt_corpus, with_ids)
-    clock.stages["write"] = {"seconds": round(time.perf_counter() - t0, 3), "cached": False,
-                             "peak_rss_mb": round(peak_memory_mb(), 1)}
+    def write():
+        for old in (summary_path(output), output):
+            old.unlink(missing_ok=True)
+        return write_pairs(output, s, a, b, src_corpus, tgt_corpus, with_ids)
+
+    written = clock.run("write", None, write)
     log(f"[write] {written:,} pairs -> {output}")
 
     summary = {
