@@ -52,3 +52,13 @@ def test_misaligned_inputs_are_rejected(tmp_path):
     src, tgt, langs = _toy(n_per_lang=5)
     with pytest.raises(ValueError, match="do not line up"):
         train_meaning(src, tgt[:-1], langs, tmp_path, show_progress=False)
+
+
+def test_snapshots_keep_the_model_of_every_nth_epoch(tmp_path):
+    src, tgt, langs = _toy(n_per_lang=20)
+    cfg = TrainConfig(max_epochs=4, patience=10, batch_size=16, snapshot_every=2)
+    train_meaning(src, tgt, langs, tmp_path, config=cfg, show_progress=False)
+    assert sorted(p.name for p in tmp_path.glob("model_epoch*.pt")) == ["model_epoch2.pt", "model_epoch4.pt"]
+    early, late = MeaningModel.load(tmp_path / "model_epoch2.pt"), MeaningModel.load(tmp_path / "model_epoch4.pt")
+    assert not torch.equal(early.mlp_m[0].weight, late.mlp_m[0].weight)
+    assert not list(tmp_path.glob("*.tmp"))
