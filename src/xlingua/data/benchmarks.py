@@ -251,6 +251,18 @@ def read_multi30k(lang: str, split: str = "test_2016_flickr", data_dir=None) -> 
     return read_lines(require(_root(data_dir) / "multi30k" / f"{split}.{lang}", f"Multi30k {split} {lang}"))
 
 
+def read_multi30k_aligned(langs: list[str], split: str = "train", data_dir=None) -> dict[str, list[str]]:
+    """The Multi30k `split` files of `langs` (line i of each is the same caption), checked to
+    have as many lines as the first language's."""
+    out = {lang: read_multi30k(lang, split, data_dir) for lang in langs}
+    first, n = langs[0], len(out[langs[0]])
+    for lang, lines in out.items():
+        if len(lines) != n:
+            raise BenchmarkFormatError(
+                f"Multi30k {split}.{lang} has {len(lines)} lines, {split}.{first} {n}: not line-aligned")
+    return out
+
+
 def read_l10n(lang: str, split: str = "dev", root=None) -> tuple[list[str], list[str]]:
     """l10n `xx-en.{split}.tsv.gz`: `translation<TAB>english` -> (xx sentences, English)."""
     root = Path(root) if root else corpora_dir() / "l10n"

@@ -27,19 +27,6 @@ def read_l10n_pairs(root: Path, lang: str, limit: int | None, seed: int = 0) -> 
     return [r[0] for r in rows], [r[1] for r in rows]
 
 
-def read_multi30k(root: Path, langs: list[str], limit: int | None) -> dict[str, list[str]]:
-    """Line-aligned Multi30k train captions for each of `langs`."""
-    out = {}
-    for lang in langs:
-        path = Path(root) / f"train.{lang}"
-        lines = path.read_text(encoding="utf-8").rstrip("\n").split("\n")
-        out[lang] = lines[:limit] if limit else lines
-    n = {len(v) for v in out.values()}
-    if len(n) != 1:
-        raise ValueError(f"Multi30k files in {root} are not line-aligned: {dict((k, len(v)) for k, v in out.items())}")
-    return out
-
-
 @dataclass
 class Direction:
     src_lang: str

@@ -18,8 +18,8 @@ from pathlib import Path
 import torch
 import torch.nn.functional as F
 
-from xlingua.laser.data import (Direction, Schedule, collate, encode_direction, read_l10n_pairs,
-                                read_multi30k, summarize)
+from xlingua.data.benchmarks import read_multi30k_aligned
+from xlingua.laser.data import Direction, Schedule, collate, encode_direction, read_l10n_pairs, summarize
 from xlingua.laser.model import LaserConfig, LaserModel
 from xlingua.laser.vocab import PAD, load_vocab, train_vocab
 
@@ -54,7 +54,7 @@ class LaserTrainConfig:
                            lang_dim=self.lang_dim, dropout=self.dropout)
 
 
-def build_directions(cfg: LaserTrainConfig, out: Path, l10n_root: Path, multi30k_root: Path | None):
+def build_directions(cfg: LaserTrainConfig, out: Path, l10n_root: Path, data_dir=None):
     """Read the corpora, learn (or reuse) the vocabulary, and tokenize every direction."""
     raw: dict[tuple[str, str], tuple[list[str], list[str]]] = {}
 
@@ -68,9 +68,11 @@ def build_directions(cfg: LaserTrainConfig, out: Path, l10n_root: Path, multi30k
         add(lang, "en", xx, en)
         if lang == cfg.second_target:
             add("en", lang, en, xx)
-    if multi30k_root is not None:
-        m30 = read_multi30k(multi30k_root, [l for l in ("en", "de", "fr", "cs") if l == "en" or l in cfg.langs],
-                            cfg.multi30k_pairs or None)
+    if cfg.multi30k:
+        m30 = read_multi30k_aligned([l for l in ("en", "de", "fr", "cs") if l == "en" or l in cfg.langs],
+                                    "train", data_dir)
+        if cfg.multi30k_pairs:
+            m30 = {lang: lines[:cfg.multi30k_pairs] for lang, lines in m30.items()}
         for s_lang, lines in m30.items():
             for t_lang in ("en", cfg.second_target):
                 if t_lang != s_lang and t_lang in m30:
@@ -133,22 +135,20 @@ def export_encoder(model: LaserModel, out: Path, name: str = "encoder.pt") -> No
     _save({"config": model.config.to_dict(), "state": model.encoder.state_dict()}, out / name)
 
 
-def train_laser(cfg: LaserTrainConfig, out_dir, *, l10n_root=None, multi30k_root=None, resume: bool = True,
+def train_laser(cfg: LaserTrainConfig, out_dir, *, l10n_root=None, data_dir=None, resume: bool = True,
                 show_progress: bool = True) -> dict:
-    from xlingua.paths import benchmarks_dir, corpora_dir
+    from xlingua.paths import corpora_dir
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     l10n_root = Path(l10n_root) if l10n_root else corpora_dir() / "l10n"
-    if multi30k_root is None and cfg.multi30k:
-        multi30k_root = benchmarks_dir() / "multi30k"
     ckpt_path = out / "checkpoint.pt"
     if ckpt_path.exists() and resume:
         saved = torch.load(ckpt_path, map_location="cpu", weights_only=False)
         if _data_model_config(saved["train_config"]) != _data_model_config(asdict(cfg)):
             raise ValueError(f"{ckpt_path} was written with a different config; use a new --out or --no-resume")
     t0 = time.time()
-    sp, directions, dropped = build_directions(cfg, out, l10n_root, multi30k_root if cfg.multi30k else None)
+    sp, directions, dropped = build_directions(cfg, out, l10n_root, data_dir)
     prep_seconds = time.time() - t0
     torch.manual_seed(cfg.seed)
     model = LaserModel(cfg.model_config(sp.get_piece_size()))

@@ -101,15 +101,9 @@ def read_stsb_mt_train_pairs(langs: list[str] | None = None, data_dir=None) -> P
 
 def read_multi30k_train_pairs(langs: list[str] | None = None, data_dir=None) -> Pairs:
     """Multi30k **train** captions (cs, de, fr with English), line-aligned."""
-    en = benchmarks.read_multi30k("en", "train", data_dir)
-    rows = {}
-    for lang in langs or ["cs", "de", "fr"]:
-        xx = benchmarks.read_multi30k(lang, "train", data_dir)
-        if len(xx) != len(en):
-            raise benchmarks.BenchmarkFormatError(
-                f"Multi30k train.{lang} has {len(xx)} lines, train.en {len(en)}: not line-aligned")
-        rows[lang] = [(s,) for s in xx]
-    return _pairs_of_aligned(rows, [(s,) for s in en])
+    langs = list(langs or ["cs", "de", "fr"])
+    data = benchmarks.read_multi30k_aligned(["en", *langs], "train", data_dir)
+    return _pairs_of_aligned({lang: [(s,) for s in data[lang]] for lang in langs}, [(s,) for s in data["en"]])
 
 
 EXTRA_SOURCES = {"xnli-dev": read_xnli_dev_pairs, "stsb-mt-train": read_stsb_mt_train_pairs,
@@ -119,20 +113,13 @@ EXTRA_SOURCES = {"xnli-dev": read_xnli_dev_pairs, "stsb-mt-train": read_stsb_mt_
 def evaluation_sentences(data_dir=None) -> set[str]:
     """Every sentence of the sets meaning embeddings are evaluated on (STS 2017, STS2017-extended,
     WMT20 QE test20), lower-cased and stripped: extra training data must not contain them."""
+    from xlingua.evaluation.sts import load_group
+
     root = benchmarks.benchmarks_dir(data_dir)
-    readers = []  # a set absent here cannot be evaluated on here either
-    if (root / "sts17").is_dir():
-        readers += [lambda t=t: benchmarks.read_sts17(t, data_dir) for t in benchmarks.sts17_tracks(data_dir)]
-    if (root / "sts17_extended").is_dir():
-        readers += [lambda p=p: benchmarks.read_sts17_extended(p, data_dir)
-                    for p in benchmarks.sts17_extended_pairs(data_dir)]
-    readers += [lambda p=p: benchmarks.read_mlqe(p, "test20", data_dir)
-                for p in benchmarks.MLQE_PAIRS if (root / "mlqe" / p).is_dir()]
-    held = set()
-    for read in readers:
-        d = read()
-        held.update(s.strip().lower() for s in d.s1 + d.s2)
-    return held
+    # a set absent here cannot be evaluated on here either
+    sets = [d for group in ("sts17", "sts17_extended") if (root / group).is_dir() for d in load_group(group, data_dir)]
+    sets += [benchmarks.read_mlqe(p, "test20", data_dir) for p in benchmarks.MLQE_PAIRS if (root / "mlqe" / p).is_dir()]
+    return {s.strip().lower() for d in sets for s in d.s1 + d.s2}
 
 
 def read_extra(names: list[str], data_dir=None) -> tuple[Pairs, int]:
