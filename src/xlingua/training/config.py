@@ -11,7 +11,8 @@ from pathlib import Path
 
 import yaml
 
-OBJECTIVES = ("translation_ranking", "nli", "response_ranking", "dueam", "onealigner")
+OBJECTIVES = ("translation_ranking", "nli", "response_ranking", "dueam", "onealigner", "distillation", "cosent")
+PRECISIONS = ("fp32", "bf16")
 SCHEDULES = ("constant", "linear", "cosine")
 SAMPLINGS = ("cycle", "proportional")
 
@@ -19,13 +20,16 @@ SAMPLINGS = ("cycle", "proportional")
 @dataclass
 class TaskConfig:
     """One task: an objective on one dataset. `data` holds the reader spec (see training.data)
-    and `options` the objective's settings (e.g. scale, margin, hard_negatives)."""
+    and `options` the objective's settings (e.g. scale, margin, hard_negatives). With
+    `temperature` > 0 batches are drawn by temperature sampling over the examples' languages
+    (training.data.LanguageSampler), else in seeded epochs."""
 
     name: str
     objective: str
-    data: dict
+    data: dict | list
     weight: float = 1.0
     options: dict = field(default_factory=dict)
+    temperature: float = 0.0
 
 
 @dataclass
@@ -35,6 +39,7 @@ class EvalConfig:
 
     l10n_langs: list = field(default_factory=list)
     tatoeba_langs: list = field(default_factory=list)
+    general_langs: list = field(default_factory=list)  # languages of the general corpus's dev slice
     limit: int = 500
     select: str = "mean"
 
@@ -55,6 +60,7 @@ class TrainConfig:
     schedule: str = "linear"
     max_grad_norm: float = 1.0
     freeze: list = field(default_factory=list)  # parameter-name substrings, e.g. word_embeddings
+    precision: str = "fp32"        # bf16: forward and backward under bfloat16 autocast
     sampling: str = "cycle"
     log_every: int = 10
     eval_every: int = 0
@@ -73,6 +79,8 @@ class TrainConfig:
             raise ValueError(f"{where}: task names must be unique, got {names}")
         if self.schedule not in SCHEDULES:
             raise ValueError(f"{where}: schedule must be one of {SCHEDULES}, got {self.schedule!r}")
+        if self.precision not in PRECISIONS:
+            raise ValueError(f"{where}: precision must be one of {PRECISIONS}, got {self.precision!r}")
         if self.sampling not in SAMPLINGS:
             raise ValueError(f"{where}: sampling must be one of {SAMPLINGS}, got {self.sampling!r}")
         for key in ("max_steps", "batch_size", "grad_accum", "max_seq_length"):

@@ -4,7 +4,14 @@ Every example is a tuple of strings (plus an int label for NLI). Reader specs (`
 task in the YAML recipe):
 
   {type: l10n, langs: [de, fr], split: train, limit: N}
-        ../shared/corpora/l10n/xx-en.{split}.tsv.gz pairs (translation, english)
+        ../shared/corpora/l10n/xx-en.{split}.tsv.gz pairs (translation, english, lang)
+  {type: general, langs: [de, ...] or null (all), sources: [ntrex, ...], limit: N}
+        ../shared/corpora/general train split (translation, english, lang); `limit` per
+        language; the dev slice (data.general) is never included
+  {type: stsb_multi_mt, langs: [de, en, ...], cross: true, limit: N}
+        stsb_multi_mt *train* (s1, s2, score): every language's pairs, and with `cross` each
+        pair again with s2 in another language (chosen by the seed); pairs holding an
+        evaluation sentence (STS 2017, STS2017-extended, QE test20) are dropped
   {type: tsv, path: FILE, limit: N}          any `source<TAB>target` file (optionally .gz)
   {type: xnli, langs: [en, de], limit: N}    XNLI *dev* (premise, hypothesis, label)
   {type: dueam_unsupervised, langs: [...]}   XNLI dev pairs, no labels (data/nli.py)
@@ -12,6 +19,8 @@ task in the YAML recipe):
   {type: ordered_text, paths: [...], limit: N}
         plain text in reading order; consecutive sentences of a paragraph (blank lines
         separate paragraphs) become (sentence, next sentence) pairs
+
+`data:` may also be a list of specs; their examples are concatenated.
 """
 from __future__ import annotations
 
@@ -64,7 +73,8 @@ def read_ordered_text(paths, limit: int | None = None) -> list[tuple[str, str]]:
     return out
 
 
-_KEYS = {"l10n": {"langs", "split"}, "tsv": {"path"}, "xnli": {"langs", "data_dir"},
+_KEYS = {"l10n": {"langs", "split"}, "general": {"langs", "sources"}, "stsb_multi_mt": {"langs", "cross"},
+         "tsv": {"path"}, "xnli": {"langs", "data_dir"},
          "dueam_unsupervised": {"langs", "data_dir"}, "dueam_weak": {"pairs", "data_dir"}, "ordered_text": {"paths"}}
 
 
@@ -72,6 +82,8 @@ def load_examples(spec: dict, seed: int = 0) -> list[tuple]:
     """Examples for one task from its `data:` spec."""
     from xlingua.data import nli
 
+    if isinstance(spec, list):
+        return [e for one in spec for e in load_examples(one, seed)]
     spec = dict(spec)
     kind = spec.pop("type", None)
     limit = spec.pop("limit", None)
@@ -79,7 +91,19 @@ def load_examples(spec: dict, seed: int = 0) -> list[tuple]:
         raise ValueError(f"data type {kind!r}: unknown key(s) {sorted(set(spec) - _KEYS[kind])}; known: {sorted(_KEYS[kind])}")
     if kind == "l10n":
         split = spec.pop("split", "train")
-        out = [p for lang in spec.pop("langs") for p in read_pairs(l10n_path(lang, split), limit)]
+        out = [(*p, lang) for lang in spec.pop("langs") for p in read_pairs(l10n_path(lang, split), limit)]
+    elif kind == "general":
+        from xlingua.data.general import SOURCES, read_general
+
+        pairs = read_general(spec.pop("langs", None), spec.pop("sources", SOURCES))
+        taken: dict[str, int] = {}
+        out = []
+        for p in pairs:
+            if not limit or taken.get(p.lang, 0) < limit:
+                taken[p.lang] = taken.get(p.lang, 0) + 1
+                out.append((p.text, p.english, p.lang))
+    elif kind == "stsb_multi_mt":
+        out = stsb_examples(spec.pop("langs"), bool(spec.pop("cross", False)), seed)[:limit]
     elif kind == "tsv":
         out = read_pairs(spec.pop("path"), limit)
     elif kind == "xnli":
@@ -92,10 +116,91 @@ def load_examples(spec: dict, seed: int = 0) -> list[tuple]:
     elif kind == "ordered_text":
         out = read_ordered_text(spec.pop("paths"), limit)
     else:
-        raise ValueError(f"unknown data type {kind!r}; choose l10n, tsv, xnli, dueam_unsupervised, dueam_weak, ordered_text")
+        raise ValueError(f"unknown data type {kind!r}; choose {', '.join(_KEYS)}")
     if not out:
         raise ValueError(f"data spec {kind!r} produced no examples")
     return out
+
+
+def stsb_examples(langs: list[str], cross: bool, seed: int = 0) -> list[tuple[str, str, float]]:
+    """(s1, s2, score) from stsb_multi_mt train in each language; with `cross`, each pair once
+    more with s2 taken from another language. Pairs holding an evaluation sentence are dropped."""
+    from xlingua.data.benchmarks import read_stsb_multi_mt
+    from xlingua.meaning.data import evaluation_sentences
+
+    sets = {lang: read_stsb_multi_mt(lang, "train") for lang in langs}
+    n = {len(s) for s in sets.values()}
+    if len(n) != 1:
+        raise ValueError(f"stsb_multi_mt train files differ in length: { {l: len(s) for l, s in sets.items()} }")
+    held = evaluation_sentences()
+    rng = np.random.default_rng([seed, 4099])
+    out = []
+    for a in langs:
+        for i in range(len(sets[a])):
+            out.append((sets[a].s1[i], sets[a].s2[i], sets[a].score[i]))
+            if cross and len(langs) > 1:
+                b = langs[(langs.index(a) + 1 + int(rng.integers(len(langs) - 1))) % len(langs)]
+                out.append((sets[a].s1[i], sets[b].s2[i], sets[a].score[i]))
+    return [e for e in out if e[0].strip().lower() not in held and e[1].strip().lower() not in held]
+
+
+class LanguageSampler:
+    """Endless batches drawn with temperature sampling over languages (Arivazhagan et al. 2019;
+    LASER and LaBSE balance their languages this way): a language is picked with probability
+    proportional to n_lang ** (1 / temperature), then one of its examples uniformly. T = 1 is
+    proportional to size, larger T flattens towards uniform over languages. Examples whose key
+    (the English side) is already in the batch are redrawn, so in-batch negatives are never
+    translations of each other. Batch t comes from a generator seeded by (seed, salt, t): the
+    whole state is t, so a resumed run sees the same batches."""
+
+    def __init__(self, langs: list[str], keys: list[str], temperature: float, seed: int, salt: int = 0):
+        if temperature <= 0:
+            raise ValueError(f"temperature must be positive, got {temperature}")
+        names = sorted(set(langs))
+        self.names = names
+        by_lang = {l: [] for l in names}
+        for i, l in enumerate(langs):
+            by_lang[l].append(i)
+        self.groups = [np.array(by_lang[l]) for l in names]
+        sizes = np.array([len(g) for g in self.groups], dtype=np.float64)
+        weights = sizes ** (1.0 / temperature)
+        self.probs = weights / weights.sum()
+        self.keys, self.seed, self.salt = keys, seed, salt
+        self.n_keys = len(set(keys))
+        self.calls = 0
+
+    def shares(self) -> dict[str, float]:
+        return dict(zip(self.names, self.probs.tolist()))
+
+    def next(self, size: int) -> np.ndarray:
+        if size > self.n_keys:
+            raise ValueError(f"batch of {size} asked from {self.n_keys} distinct examples")
+        rng = np.random.default_rng([self.seed, self.salt, 104729, self.calls])
+        self.calls += 1
+        out, seen = [], set()
+        while len(out) < size:
+            for g in rng.choice(len(self.groups), size=size - len(out), p=self.probs):
+                i = int(self.groups[g][rng.integers(len(self.groups[g]))])
+                if self.keys[i] not in seen:
+                    seen.add(self.keys[i])
+                    out.append(i)
+        return np.array(out)
+
+    def state_dict(self) -> dict:
+        return {"calls": self.calls}
+
+    def load_state_dict(self, state: dict) -> None:
+        self.calls = int(state["calls"])
+
+
+def make_sampler(examples: list[tuple], temperature: float, seed: int, salt: int):
+    """Temperature sampling over the examples' languages (their third field) when
+    temperature > 0, else seeded epochs in order (BatchSampler)."""
+    if not temperature:
+        return BatchSampler(len(examples), seed, salt)
+    if not examples or len(examples[0]) < 3 or not isinstance(examples[0][2], str):
+        raise ValueError("temperature sampling needs examples tagged with their language (l10n or general data)")
+    return LanguageSampler([e[2] for e in examples], [e[1] for e in examples], temperature, seed, salt)
 
 
 class BatchSampler:

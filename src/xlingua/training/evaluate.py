@@ -43,6 +43,12 @@ class DevEvaluator:
             self.sets[f"l10n_{lang}"] = read_pairs(l10n_path(lang, "dev"), config.limit)
         for lang in config.tatoeba_langs:
             self.sets[f"tatoeba_{lang}"] = read_tatoeba(lang, config.limit)
+        if config.general_langs:
+            from xlingua.data.general import read_general
+
+            dev = read_general(config.general_langs, split="dev")
+            for lang in config.general_langs:
+                self.sets[f"general_{lang}"] = [(p.text, p.english) for p in dev if p.lang == lang][: config.limit]
 
     def __bool__(self) -> bool:
         return bool(self.sets)

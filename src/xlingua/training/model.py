@@ -24,6 +24,7 @@ class SentenceModel(nn.Module):
         self.model = encoder.model  # the trained module (shared with the encoder)
         self.__dict__["encoder"] = encoder  # plain attribute: not a submodule twice
         self.max_seq_length = max_seq_length
+        self.precision = "fp32"  # "bf16": the transformer runs under bfloat16 autocast
         tok = encoder.tok
         self._head = len(getattr(tok, "head", [None]))  # e5: <s>; HF: e.g. [CLS]
         self._tail = tok.num_special - self._head
@@ -57,11 +58,14 @@ class SentenceModel(nn.Module):
         "token_mask": (n, L)} marking the text's tokens."""
         batch = self.encoder.tokenize(texts, max_length=self.max_seq_length)
         want_hidden = token_layer is not None and token_layer != -1
-        out = self.model(**batch, output_hidden_states=want_hidden)
+        # Only the transformer runs in bf16; pooling and the losses stay in fp32.
+        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=self.precision == "bf16"):
+            out = self.model(**batch, output_hidden_states=want_hidden)
         mask = batch["attention_mask"]
-        result = {"embedding": pool(out.last_hidden_state, mask, self.encoder.pooling)}
+        last = out.last_hidden_state.float()
+        result = {"embedding": pool(last, mask, self.encoder.pooling)}
         if token_layer is not None:
-            result["tokens"] = out.last_hidden_state if token_layer == -1 else out.hidden_states[token_layer]
+            result["tokens"] = last if token_layer == -1 else out.hidden_states[token_layer].float()
             pos = torch.arange(mask.shape[1])[None, :]
             length = mask.sum(1, keepdim=True)
             result["token_mask"] = ((pos >= self._head) & (pos < length - self._tail)).to(mask.dtype)

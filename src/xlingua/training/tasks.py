@@ -133,6 +133,51 @@ class DuEAMTask(Task):
         return self.objective(s, t, d)
 
 
+class DistillationTask(Task):
+    """Multilingual knowledge distillation (objectives.distillation). Examples (xx, english,
+    ...). Options: teacher (encoder spec, default `bundled`), teacher_cache (directory of the
+    embedding cache, default $XLINGUA_HOME/embeddings), metric, english_weight. The teacher's
+    vectors of every distinct English sentence are computed once, before the first step."""
+
+    def __init__(self, config, examples, dim):
+        opts = dict(config.options)
+        self.teacher = opts.pop("teacher", "bundled")
+        self.teacher_cache = opts.pop("teacher_cache", None)
+        super().__init__(config, examples, objectives.DistillationLoss(**opts))
+        self.dim = dim
+        self._row: dict[str, int] = {}
+        self._vectors: torch.Tensor | None = None
+
+    def prepare(self, model, output_dir):
+        from xlingua.training.teacher import teacher_vectors
+
+        english = sorted({e[1] for e in self.examples})
+        vecs = teacher_vectors(self.teacher, english, self.teacher_cache, show_progress=rank() == 0)
+        if vecs.shape[1] != self.dim:
+            raise ValueError(f"task {self.name!r}: teacher {self.teacher!r} gives {vecs.shape[1]}-d vectors, "
+                             f"the student {self.dim}-d; they must match")
+        self._row = {t: i for i, t in enumerate(english)}
+        self._vectors = torch.from_numpy(vecs)
+
+    def loss(self, model, batch, indices=None):
+        target = self._vectors[[self._row[e[1]] for e in batch]]
+        xx = model([e[0] for e in batch])["embedding"]
+        en = model([e[1] for e in batch])["embedding"] if self.objective.english_weight else None
+        return self.objective(xx, target, en)
+
+
+class CoSENTTask(Task):
+    """Graded pairs (s1, s2, score), e.g. stsb_multi_mt; options: scale."""
+
+    def __init__(self, config, examples, dim):
+        super().__init__(config, examples, objectives.CoSENTLoss(**config.options))
+
+    def loss(self, model, batch, indices=None):
+        u = model([e[0] for e in batch])["embedding"]
+        v = model([e[1] for e in batch])["embedding"]
+        return self.objective(u, v, torch.tensor([float(e[2]) for e in batch]))
+
+
 class OneAlignerTask(Task):
     """Options: alpha, temperature, layer (hidden_states index of the token embeddings, -1 = last)."""
 
@@ -148,7 +193,8 @@ class OneAlignerTask(Task):
 
 
 TASKS = {"translation_ranking": TranslationRankingTask, "nli": NLITask,
-         "response_ranking": ResponseRankingTask, "dueam": DuEAMTask, "onealigner": OneAlignerTask}
+         "response_ranking": ResponseRankingTask, "dueam": DuEAMTask, "onealigner": OneAlignerTask,
+         "distillation": DistillationTask, "cosent": CoSENTTask}
 
 
 def build_task(config: TaskConfig, dim: int, seed: int = 0) -> Task:

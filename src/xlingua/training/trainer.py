@@ -24,7 +24,7 @@ import torch
 
 from xlingua.training import distributed as ddp
 from xlingua.training.config import TrainConfig
-from xlingua.training.data import BatchSampler
+from xlingua.training.data import make_sampler
 from xlingua.training.evaluate import DevEvaluator
 from xlingua.training.model import SentenceModel
 from xlingua.training.tasks import build_task
@@ -73,11 +73,13 @@ class Trainer:
         set_seed(config.seed)
         self.model = model if model is not None else SentenceModel.load(config.model, config.max_seq_length)
         self.model.max_seq_length = config.max_seq_length
+        self.model.precision = config.precision
         self.frozen = freeze(self.model, config.freeze)
         self.tasks = torch.nn.ModuleList([build_task(t, self.model.dim, config.seed) for t in config.tasks])
         for task in self.tasks:
             task.prepare(self.model, self.out)
-        self.samplers = [BatchSampler(len(t.examples), config.seed, salt=i) for i, t in enumerate(self.tasks)]
+        self.samplers = [make_sampler(t.examples, t.config.temperature, config.seed, salt=i)
+                         for i, t in enumerate(self.tasks)]
         self.params = [p for p in list(self.model.parameters()) + list(self.tasks.parameters()) if p.requires_grad]
         self.optimizer = torch.optim.AdamW(_param_groups(self.model, self.tasks, config.weight_decay), lr=config.lr)
         self.scheduler = torch.optim.lr_scheduler.LambdaLR(self.optimizer, lr_lambda(config))

@@ -1,0 +1,45 @@
+"""Multilingual knowledge distillation: a student learns to put a sentence and its translation
+where a frozen teacher puts the English sentence.
+
+Reimers & Gurevych 2020, "Making Monolingual Sentence Embeddings Multilingual using Knowledge
+Distillation" (EMNLP), eq. 1; LASER3 (Heffernan, Celebi & Schwenk 2022, "Bitext Mining Using
+Distilled Sentence Representations for Low-Resource Languages") trains its students the same way.
+
+    L = 1/B sum_j ( ||M(s_j) - T(s_j)||^2 + ||M(t_j) - T(s_j)||^2 ) / 2
+
+s_j English, t_j its translation, T the teacher, M the student. Vectors are L2-normalised first
+(the teacher's inference vectors are), and the squared distance is summed over dimensions rather
+than averaged as in the paper's MSE: then the loss is 2 - 2 cos, on the same scale as a ranking
+loss that shares the optimizer, instead of 1/dim of it. `metric="cosine"` gives 1 - cos (LASER3's
+cosine variant), which is the same quantity halved.
+"""
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+class DistillationLoss(nn.Module):
+    def __init__(self, metric: str = "mse", english_weight: float = 1.0):
+        super().__init__()
+        if metric not in ("mse", "cosine"):
+            raise ValueError(f"metric must be mse or cosine, got {metric!r}")
+        self.metric = metric
+        self.english_weight = english_weight
+
+    def distance(self, student: torch.Tensor, teacher: torch.Tensor) -> torch.Tensor:
+        s, t = F.normalize(student.float(), dim=-1), F.normalize(teacher.float(), dim=-1)
+        if self.metric == "cosine":
+            return 1 - (s * t).sum(-1)
+        return ((s - t) ** 2).sum(-1)
+
+    def forward(self, translation: torch.Tensor, teacher_english: torch.Tensor,
+                english: torch.Tensor | None = None) -> torch.Tensor:
+        """translation: student(t_j) (n, d); teacher_english: T(s_j) (n, d); english:
+        student(s_j) (n, d) or None to match the translations alone."""
+        loss = self.distance(translation, teacher_english).mean()
+        if english is None or not self.english_weight:
+            return loss
+        w = self.english_weight
+        return (loss + w * self.distance(english, teacher_english).mean()) / (1 + w)
