@@ -54,6 +54,39 @@ def embed_command(
     typer.echo(f"wrote {result.rows:,} x {result.dim} {result.dtype} -> {result.output}{reused}", err=True)
 
 
+@app.command("score")
+def score_command(
+    inputs: list[str] = typer.Argument(..., help="SRC TGT (two line-aligned files) or one src<TAB>tgt file; plain or .gz."),
+    output: str = typer.Option(..., "-o", "--output", help="OUT.tsv: one row per pair, in order: cosine[<TAB>margin]."),
+    model: str = typer.Option("bundled", "--model", "-m", help=MODEL_HELP),
+    margin: bool = typer.Option(False, "--margin", help="Add the ratio margin, neighbours taken within the same files."),
+    k: int = typer.Option(4, "--k", help="Neighbours for the margin."),
+    min_score: float = typer.Option(None, "--min-score", help="Also write the pairs scoring >= T (margin if given, else cosine) beside OUT: OUT.kept.tsv, or OUT.kept.src / OUT.kept.tgt."),
+    src_lang: str = typer.Option(None, "--src-lang", help="Source language code (for encoders that use it)."),
+    tgt_lang: str = typer.Option(None, "--tgt-lang", help="Target language code."),
+    errors: str = typer.Option("strict", help="Invalid UTF-8: strict (error with file:line) | replace (U+FFFD)."),
+    max_chars: int = typer.Option(1_000_000, help="Lines longer than this are an error."),
+):
+    """Score given translation pairs (bitext filtering, reference-free QE): one row per pair."""
+    from xlingua.data.text import InputError, count_pairs
+    from xlingua.encoders.loading import load_encoder
+    from xlingua.score import ScoreConfig, score_files
+
+    try:
+        config = ScoreConfig(margin=margin, k=k, min_score=min_score, src_lang=src_lang,
+                             tgt_lang=tgt_lang, errors=errors, max_chars=max_chars)
+        n = count_pairs(inputs, errors=errors, max_chars=max_chars)  # before the model loads
+        encoder = load_encoder(model)
+        result = score_files(lambda texts, lang: encoder.encode(texts, lang=lang), inputs, output,
+                             config, n=n)
+    except (InputError, ValueError, OSError) as exc:
+        typer.secho(f"error: {exc}", fg=typer.colors.RED, err=True)
+        raise typer.Exit(2)
+    typer.echo(f"scored {result.pairs:,} pairs -> {result.output}", err=True)
+    if result.kept is not None:
+        typer.echo(f"kept {result.kept:,} pairs -> {', '.join(map(str, result.kept_files))}", err=True)
+
+
 @bench_app.command("embed")
 def bench_embed_command(
     n: int = typer.Option(5000, "--n", help="Sentences (fixed-seed sample of the l10n dev files)."),

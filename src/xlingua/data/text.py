@@ -18,6 +18,7 @@ import gzip
 import os
 import sys
 from dataclasses import dataclass
+from itertools import zip_longest
 from typing import IO, Iterable, Iterator
 
 #: above this many characters a line is an error (100k-character lines are fine by default)
@@ -153,6 +154,45 @@ def spool_stdin(dest: str) -> str:
     return dest
 
 
+def read_pairs(paths: list[str], errors: str = "strict",
+               max_chars: int | None = DEFAULT_MAX_CHARS) -> Iterator[tuple[Line, Line]]:
+    """Translation pairs, in order: from two line-aligned files (SRC, TGT), or from one file of
+    `src<TAB>tgt` lines. Call `count_pairs` first: it checks that two files have equal line
+    counts (here a shorter file is an error too, but only when it is reached)."""
+    paths = check_readable(paths)
+    if len(paths) == 1:
+        for line in read_lines(paths, errors=errors, max_chars=max_chars):
+            src, sep, tgt = line.text.partition("\t")
+            if not sep:
+                raise InputError(f"{line.path}:{line.number}: expected src<TAB>tgt (no tab found)")
+            yield Line(line.path, line.number, src), Line(line.path, line.number, tgt)
+        return
+    if len(paths) != 2:
+        raise InputError(f"give one src<TAB>tgt file or two line-aligned files, got {len(paths)}")
+    if "-" in paths:
+        raise InputError("two line-aligned files cannot be read from stdin")
+    end = Line("", 0, "")
+    src_lines = read_lines(paths[0], errors=errors, max_chars=max_chars)
+    tgt_lines = read_lines(paths[1], errors=errors, max_chars=max_chars)
+    for a, b in zip_longest(src_lines, tgt_lines, fillvalue=end):
+        if a is end or b is end:
+            raise InputError(f"{paths[0]} and {paths[1]} have different line counts")
+        yield a, b
+
+
+def count_pairs(paths: list[str], errors: str = "strict", max_chars: int | None = DEFAULT_MAX_CHARS) -> int:
+    """Count (and so validate) all pairs; two files with different line counts are an error
+    naming both files and both counts, before any model runs."""
+    paths = check_readable(paths)
+    if len(paths) == 2 and "-" not in paths:
+        n_src, n_tgt = (count_lines([p], errors=errors, max_chars=max_chars) for p in paths)
+        if n_src != n_tgt:
+            raise InputError(f"{paths[0]} has {n_src:,} lines but {paths[1]} has {n_tgt:,}; "
+                             "the files must be line-aligned")
+        return n_src
+    return sum(1 for _ in read_pairs(paths, errors=errors, max_chars=max_chars))
+
+
 __all__ = ["DEFAULT_MAX_CHARS", "ERRORS", "InputError", "Line", "check_readable", "count_lines",
-           "open_binary", "read_lines", "spool_stdin"]
+           "count_pairs", "open_binary", "read_lines", "read_pairs", "spool_stdin"]
 

@@ -14,3 +14,10 @@ def normalize_rows(x: np.ndarray) -> np.ndarray:
 def cosine_matrix(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """(n, m) cosine similarities between rows of x and rows of y."""
     return normalize_rows(x) @ normalize_rows(y).T
+
+
+def paired_cosine(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """(n,) cosine of each row pair (x[i], y[i])."""
+    if x.shape != y.shape:
+        raise ValueError(f"paired_cosine needs equal shapes, got {x.shape} and {y.shape}")
+    return np.einsum("ij,ij->i", normalize_rows(x), normalize_rows(y))

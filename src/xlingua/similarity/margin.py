@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from xlingua.similarity.cosine import cosine_matrix
+from xlingua.similarity.cosine import cosine_matrix, normalize_rows, paired_cosine
 
 MARGINS = ("ratio", "distance", "absolute")
 
@@ -44,3 +44,21 @@ def margin_matrix(x: np.ndarray, y: np.ndarray, k: int = 4, margin: str = "ratio
     x_mean = knn_mean(sim, k)[:, None]
     y_mean = knn_mean(sim.T, k)[None, :]
     return apply_margin(sim, x_mean, y_mean, margin)
+
+
+def side_knn_means(x: np.ndarray, y: np.ndarray, k: int = 4, chunk: int = 4096) -> tuple[np.ndarray, np.ndarray]:
+    """Each row's mean cosine to its k nearest rows of the other side, (n,) and (m,), exact,
+    a block of rows at a time (memory: chunk x other side)."""
+    xn, yn = normalize_rows(x), normalize_rows(y)
+
+    def means(a, b):
+        return np.concatenate([knn_mean(a[i : i + chunk] @ b.T, k) for i in range(0, len(a), chunk)]
+                              or [np.zeros(0, np.float32)])
+
+    return means(xn, yn), means(yn, xn)
+
+
+def pair_margin(x: np.ndarray, y: np.ndarray, k: int = 4, margin: str = "ratio") -> np.ndarray:
+    """(n,) margin of each given pair (x[i], y[i]), the neighbours taken within x and y."""
+    x_mean, y_mean = side_knn_means(x, y, k)
+    return apply_margin(paired_cosine(x, y), x_mean, y_mean, margin)

@@ -1,0 +1,146 @@
+"""`xlingua score`: given translation pairs in, one score row per pair out, in order.
+
+Each output row holds the pair's cosine and, with `margin=True`, its ratio margin (Artetxe &
+Schwenk 2019) with the k nearest neighbours taken within the same files. With `min_score`
+the pairs scoring at least that much (the last column: margin when asked for, else cosine)
+are written beside the scores as a filtered corpus, in the form of the input (one TSV, or two
+line-aligned files).
+
+Inputs follow `xlingua embed`'s rules (data.text): every pair is counted and validated before
+the model loads, two files must have equal line counts, and outputs are written under temp
+names and renamed only when complete.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from itertools import islice
+from pathlib import Path
+from typing import Callable, Sequence
+
+import numpy as np
+
+from xlingua.data.text import DEFAULT_MAX_CHARS, count_pairs, read_pairs
+from xlingua.similarity import paired_cosine, pair_margin
+
+#: embed(texts, lang) -> (n, dim) vectors; an Encoder's `encode`, or the server's batcher
+Embed = Callable[[Sequence[str], "str | None"], np.ndarray]
+
+
+@dataclass
+class ScoreConfig:
+    margin: bool = False
+    k: int = 4
+    min_score: float | None = None
+    src_lang: str | None = None
+    tgt_lang: str | None = None
+    errors: str = "strict"
+    max_chars: int | None = DEFAULT_MAX_CHARS
+    buffer_lines: int = 50_000
+
+    def __post_init__(self):
+        if self.k < 1:
+            raise ValueError("k must be at least 1")
+        if self.buffer_lines < 1:
+            raise ValueError("buffer_lines must be at least 1")
+
+
+@dataclass
+class ScoreResult:
+    output: Path
+    pairs: int
+    kept: int | None = None
+    kept_files: list[Path] = field(default_factory=list)
+
+
+def score_vectors(x: np.ndarray, y: np.ndarray, margin: bool = False, k: int = 4) -> dict[str, np.ndarray]:
+    """{"cosine": (n,)} and, with margin, {"margin": (n,)} for the pairs (x[i], y[i])."""
+    out = {"cosine": paired_cosine(x, y)}
+    if margin:
+        out["margin"] = pair_margin(x, y, k=k) if len(x) else np.zeros(0, np.float32)
+    return out
+
+
+def score_texts(embed: Embed, src: Sequence[str], tgt: Sequence[str], margin: bool = False, k: int = 4,
+                src_lang: str | None = None, tgt_lang: str | None = None) -> dict[str, np.ndarray]:
+    """Scores of in-memory pairs (the server's /score)."""
+    if len(src) != len(tgt):
+        raise ValueError(f"src has {len(src)} items but tgt has {len(tgt)}")
+    return score_vectors(embed(list(src), src_lang), embed(list(tgt), tgt_lang), margin, k)
+
+
+def score_files(embed: Embed, inputs: list[str], output: str, config: ScoreConfig,
+                n: int | None = None) -> ScoreResult:
+    """Score the pairs of `inputs` (two line-aligned files or one src<TAB>tgt file) into
+    `output` (TSV: cosine[, margin]); `n`: the pair count if the caller has counted already."""
+    if n is None:
+        n = count_pairs(inputs, errors=config.errors, max_chars=config.max_chars)
+    out = Path(output)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    cos = np.zeros(n, np.float32)
+    keep_vectors = config.margin
+    xs: list[np.ndarray] = []
+    ys: list[np.ndarray] = []
+    row = 0
+    pairs = read_pairs(inputs, errors=config.errors, max_chars=config.max_chars)
+    while chunk := list(islice(pairs, config.buffer_lines)):
+        x = np.asarray(embed([a.text for a, _ in chunk], config.src_lang), np.float32)
+        y = np.asarray(embed([b.text for _, b in chunk], config.tgt_lang), np.float32)
+        if row + len(chunk) > n:
+            raise ValueError("input changed while it was being read (more pairs than counted)")
+        cos[row : row + len(chunk)] = paired_cosine(x, y)
+        if keep_vectors:
+            xs.append(x)
+            ys.append(y)
+        row += len(chunk)
+    if row != n:
+        raise ValueError(f"input changed while it was being read ({row} pairs, {n} counted)")
+    columns = [cos]
+    if config.margin:
+        columns.append(score_vectors(np.concatenate(xs), np.concatenate(ys), True, config.k)["margin"]
+                       if n else np.zeros(0, np.float32))
+    final = {out: "".join("\t".join(f"{c[i]:.6f}" for c in columns) + "\n" for i in range(n))}
+    result = ScoreResult(out, n)
+    if config.min_score is not None:
+        keep = columns[-1] >= config.min_score
+        final.update(_kept(inputs, out, keep, config))
+        result.kept = int(keep.sum())
+        result.kept_files = [p for p in final if p != out]
+    _write_all(final)
+    return result
+
+
+def kept_paths(inputs: list[str], output: Path) -> list[Path]:
+    """Where the filtered corpus goes: OUT.kept.tsv, or OUT.kept.src / OUT.kept.tgt for two files."""
+    stem = output.with_suffix("") if output.suffix == ".tsv" else output
+    if len(inputs) == 1:
+        return [stem.with_name(stem.name + ".kept.tsv")]
+    return [stem.with_name(stem.name + ".kept.src"), stem.with_name(stem.name + ".kept.tgt")]
+
+
+def _kept(inputs: list[str], out: Path, keep: np.ndarray, config: ScoreConfig) -> dict[Path, str]:
+    paths = kept_paths(inputs, out)
+    src, tgt = [], []
+    for i, (a, b) in enumerate(read_pairs(inputs, errors=config.errors, max_chars=config.max_chars)):
+        if keep[i]:
+            src.append(a.text + "\n")
+            tgt.append(b.text + "\n")
+    if len(paths) == 1:
+        return {paths[0]: "".join(f"{a[:-1]}\t{b}" for a, b in zip(src, tgt))}
+    return {paths[0]: "".join(src), paths[1]: "".join(tgt)}
+
+
+def _write_all(files: dict[Path, str]) -> None:
+    """Write every file under a temp name, then rename them all: no output looks complete
+    unless all are."""
+    tmps = {}
+    try:
+        for path, text in files.items():
+            tmp = path.with_name(f".{path.name}.partial-{os.getpid()}")
+            tmp.write_text(text, encoding="utf-8")
+            tmps[path] = tmp
+        for path, tmp in tmps.items():
+            os.replace(tmp, path)
+    finally:
+        for tmp in tmps.values():
+            tmp.unlink(missing_ok=True)
