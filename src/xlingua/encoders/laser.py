@@ -1,7 +1,10 @@
 """A BiLSTM LASER encoder trained by `xlingua laser train`: `load_encoder("laser:DIR")`.
 
-DIR holds encoder.pt and spm.model (`laser:DIR/encoder_step400.pt` loads a snapshot of DIR). Vectors are the max-pooled BiLSTM states (not normalized;
-use cosine). Inputs are never truncated: the LSTM reads any length."""
+DIR holds encoder.pt and spm.model (`laser:DIR/encoder_step400.pt` loads a snapshot of DIR).
+Vectors are the max-pooled BiLSTM states, projected to the teacher's size for a distilled
+student (not normalized; use cosine). Inputs are never truncated: the LSTM reads any length.
+A shipped directory (with manifest.json, see xlingua.laser.ship) is checked against its
+checksums before it loads; `load_encoder("laser-small")` loads the one shipped in the package."""
 from __future__ import annotations
 
 import hashlib
@@ -13,19 +16,21 @@ import torch
 from xlingua.encoders.base import Encoder
 from xlingua.laser.data import pad_batch
 from xlingua.laser.model import BiLSTMEncoder, LaserConfig
+from xlingua.laser.ship import verify
 from xlingua.laser.vocab import load_vocab
 
 
 class LaserEncoder(Encoder):
     normalized = False
 
-    def __init__(self, path: str, threads: int | None = None):
+    def __init__(self, path: str, threads: int | None = None, name: str | None = None):
         root, weights = Path(path), "encoder.pt"
         if root.suffix == ".pt":
             root, weights = root.parent, root.name
         missing = [f for f in (weights, "spm.model") if not (root / f).exists()]
         if missing:
             raise FileNotFoundError(f"{path} is not a LASER model directory: missing {', '.join(missing)}")
+        self.manifest = verify(root)
         self.weights = root / weights
         blob = torch.load(self.weights, map_location="cpu", weights_only=True)
         self.config = LaserConfig(**blob["config"])
@@ -37,7 +42,7 @@ class LaserEncoder(Encoder):
             torch.set_num_threads(threads)
         self.path = root
         self.dim = self.net.dim
-        self.name = f"laser:{root.name}" + ("" if weights == "encoder.pt" else f"/{weights}")
+        self.name = name or f"laser:{root.name}" + ("" if weights == "encoder.pt" else f"/{weights}")
 
     def _encode_batch(self, texts: list[str], lang: str | None) -> np.ndarray:
         tokens, lengths = pad_batch(self.sp.encode(texts))

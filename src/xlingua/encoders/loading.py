@@ -13,6 +13,8 @@ Specs:
   bf16:PATH          a model directory (e.g. one `xlingua train` wrote) in bfloat16, batched by
                      token budget (for CPUs with native bf16, like bundled:bf16)
   laser:PATH         a BiLSTM LASER encoder trained by xlingua
+  laser-small        the BiLSTM student distilled from bundled, shipped inside the package
+                     (checksum-verified): for CPU-bound work on huge corpora
   BASE+meaning:PATH  meaning embeddings (Tiyajamorn et al. 2021) on top of encoder BASE
   PATH or NAME       any transformers / sentence-transformers model directory or hub name
 """
@@ -21,6 +23,7 @@ from __future__ import annotations
 from xlingua.encoders.base import Encoder
 
 DEFAULT_MODEL = "bundled"
+PACKAGED_LASER = ("laser-small",)  # BiLSTM students shipped in xlingua/models/
 
 
 def load_encoder(spec: str = DEFAULT_MODEL, **options) -> Encoder:
@@ -64,6 +67,11 @@ def load_encoder(spec: str = DEFAULT_MODEL, **options) -> Encoder:
         from xlingua.encoders.laser import LaserEncoder
 
         return LaserEncoder(spec[len("laser:") :], **options)
+    if spec in PACKAGED_LASER:
+        from xlingua.encoders.laser import LaserEncoder
+        from xlingua.laser.ship import packaged_dir
+
+        return LaserEncoder(str(packaged_dir(spec)), name=spec, **options)
     from xlingua.encoders.hf import TransformerEncoder
 
     return TransformerEncoder(spec, **options)

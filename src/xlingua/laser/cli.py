@@ -40,3 +40,20 @@ def train(
     log = train_laser(cfg, out, resume=resume)
     typer.echo(f"{log['steps']} steps in {log['train_seconds']:.0f}s; encoder {log['encoder_params']:,} params, "
                f"{log['encoder_bytes'] / 1e6:.1f} MB; wrote {out / 'encoder.pt'}")
+
+
+@laser_app.command("ship")
+def ship_command(
+    source: Path = typer.Argument(..., help="Run directory (its encoder.pt) or a snapshot DIR/encoder_stepN.pt."),
+    out: Path = typer.Option(..., "--out", "-o", help="New directory in the shipping format (e.g. src/xlingua/models/laser-small)."),
+):
+    """Write an encoder with its checksums, fingerprint and probe vectors (manifest.json)."""
+    from xlingua.laser.ship import ship
+
+    try:
+        manifest = ship(source, out)
+    except (OSError, ValueError) as exc:
+        typer.secho(f"error: {exc}", fg=typer.colors.RED, err=True)
+        raise typer.Exit(2)
+    size = sum((out / name).stat().st_size for name in manifest["files"])
+    typer.echo(f"wrote {out}: {manifest['dim']}-d, {size / 1e6:.1f} MB, fingerprint {manifest['fingerprint']}")

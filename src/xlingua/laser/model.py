@@ -21,6 +21,11 @@ class LaserConfig:
     dec_hidden: int = 512
     lang_dim: int = 32
     dropout: float = 0.1
+    proj_dim: int = 0  # a linear map of the pooled state to this size (0 = none): a student meets its teacher's size
+
+    @property
+    def sentence_dim(self) -> int:
+        return self.proj_dim or 2 * self.hidden
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -33,19 +38,21 @@ def max_pool(states: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
 
 
 class BiLSTMEncoder(nn.Module):
-    """Tokens -> embedding -> stacked BiLSTM -> max-pool over time."""
+    """Tokens -> embedding -> stacked BiLSTM -> max-pool over time (-> linear projection)."""
 
     def __init__(self, config: LaserConfig):
         super().__init__()
         self.embed = nn.Embedding(config.vocab_size, config.embed_dim, padding_idx=PAD)
         self.lstm = nn.LSTM(config.embed_dim, config.hidden, num_layers=config.layers, bidirectional=True,
                             batch_first=True, dropout=config.dropout if config.layers > 1 else 0.0)
-        self.dim = 2 * config.hidden
+        self.proj = nn.Linear(2 * config.hidden, config.proj_dim) if config.proj_dim else None
+        self.dim = config.sentence_dim
 
     def forward(self, tokens: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
         packed = pack_padded_sequence(self.embed(tokens), lengths.cpu(), batch_first=True, enforce_sorted=False)
         states, _ = pad_packed_sequence(self.lstm(packed)[0], batch_first=True, total_length=tokens.shape[1])
-        return max_pool(states, lengths)
+        pooled = max_pool(states, lengths)
+        return self.proj(pooled) if self.proj is not None else pooled
 
 
 class Decoder(nn.Module):
