@@ -82,6 +82,32 @@ def test_mlqe_header_and_rows(tmp_path):
         B.read_mlqe("en-de", data_dir=tmp_path)
 
 
+HEADER = "index\toriginal\ttranslation\tscores\tmean\tz_scores\tz_mean\tmodel_scores\n"
+
+
+@pytest.mark.parametrize("split", ["dev", "train"])
+def test_mlqe_dev_and_train_splits_read_z_mean_and_reject_bad_rows(tmp_path, split):
+    p = _w(tmp_path / "mlqe" / "ro-en" / f"{split}.roen.df.short.tsv",
+           HEADER + "0\tBuna.\tHello.\t[90, 80]\t85.0\t[0.1, 0.3]\t0.2\t-0.1\n"
+                    "1\tPa.\tBye.\t[10]\t10.0\t[-1.5]\t-1.5\t-0.9\n")
+    qe = B.read_mlqe("ro-en", split, tmp_path)
+    assert (qe.s1, qe.s2, qe.score, qe.lang1, qe.lang2) == (["Buna.", "Pa."], ["Hello.", "Bye."], [0.2, -1.5], "ro", "en")
+    _w(p, HEADER + "0\tBuna.\tHello.\t[90]\t90\t[0.1]\t0.1\t0\n1\tPa.\tBye.\t[10]\t10\t[x]\tn/a\t0\n")
+    with pytest.raises(B.BenchmarkFormatError, match=rf"{p}:3: expected a number, got 'n/a'"):
+        B.read_mlqe("ro-en", split, tmp_path)
+    _w(p, HEADER + "0\tBuna.\t \t[90]\t90\t[0.1]\t0.1\t0\n")
+    with pytest.raises(B.BenchmarkFormatError, match=rf"{p}:2: empty translation"):
+        B.read_mlqe("ro-en", split, tmp_path)
+    _w(p, HEADER + "0\tBuna.\tHello.\t0.1\n")
+    with pytest.raises(B.BenchmarkFormatError, match=rf"{p}:2: expected 8 tab-separated columns, got 4"):
+        B.read_mlqe("ro-en", split, tmp_path)
+
+
+def test_mlqe_unknown_split(tmp_path):
+    with pytest.raises(ValueError, match=r"unknown WMT20 QE split 'test21'; choose from \('train', 'dev', 'test20'\)"):
+        B.read_mlqe("ro-en", "test21", tmp_path)
+
+
 def test_bucc_duplicate_ids_and_dangling_gold(tmp_path):
     b = tmp_path / "bucc2018"
     _w(b / "zh-en.dev.zh", "zh-1\t一\nzh-2\t二\n")
@@ -128,6 +154,8 @@ def test_real_benchmark_sizes(benchmarks):
     assert len(B.read_stsb("test", benchmarks)) == 1379
     assert len(B.read_stsb_multi_mt("de", "dev", benchmarks)) == 1500
     assert [len(B.read_mlqe(p, data_dir=benchmarks)) for p in B.MLQE_PAIRS] == [1000] * 6
+    assert [len(B.read_mlqe(p, "dev", benchmarks)) for p in B.MLQE_PAIRS] == [1000] * 6
+    assert [len(B.read_mlqe(p, "train", benchmarks)) for p in B.MLQE_PAIRS] == [7000] * 6
     bucc = B.read_bucc("zh", data_dir=benchmarks)
     assert (len(bucc.src), len(bucc.tgt), len(bucc.gold)) == (8624, 13589, 257)
     assert len(B.read_xnli_split("ar", "test", benchmarks)) == 5010

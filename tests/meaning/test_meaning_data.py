@@ -93,6 +93,14 @@ def test_extra_pairs_holding_an_evaluation_sentence_are_dropped(tmp_path):
     p, dropped = read_extra(["xnli-dev:de+fr"], data_dir=root)
     assert dropped == 2 and len(p.src) == 8  # its de and fr pairs
     assert "H b." not in p.tgt
+    # QE dev chooses the model, so its sentences are held out of training too.
+    qe = root / "mlqe" / "ro-en"
+    qe.mkdir(parents=True)
+    head = "index\toriginal\ttranslation\tz_mean\n"
+    (qe / "test20.roen.df.short.tsv").write_text(head)
+    (qe / "dev.roen.df.short.tsv").write_text(head + "0\tP doi.\tP two.\t0.3\n")
+    p, dropped = read_extra(["xnli-dev:de+fr"], data_dir=root)
+    assert dropped == 4 and "P two." not in p.tgt
 
 
 class HashEncoder(Encoder):

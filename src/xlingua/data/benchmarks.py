@@ -170,10 +170,16 @@ def read_stsb_multi_mt(lang: str, split: str = "dev", data_dir=None) -> ScoredPa
 # ---- quality estimation ----------------------------------------------------------------
 
 MLQE_PAIRS = ("en-de", "en-zh", "et-en", "ne-en", "ro-en", "si-en")
+# train: 7,000 rows a pair, for supervised QE; dev: 1,000, for choosing models and settings;
+# test20: 1,000, the WMT20 test set, reported once for a chosen model.
+MLQE_SPLITS = ("train", "dev", "test20")
 
 
 def read_mlqe(pair: str, split: str = "test20", data_dir=None) -> ScoredPairs:
-    """WMT20 QE task 1 (direct assessment): tsv with header; uses original, translation, z_mean."""
+    """WMT20 QE task 1 (direct assessment) `{split}.{src}{tgt}.df.short.tsv`: tsv with header;
+    uses original (source), translation (MT output) and z_mean (mean z-normalized DA score)."""
+    if split not in MLQE_SPLITS:
+        raise ValueError(f"unknown WMT20 QE split {split!r}; choose from {MLQE_SPLITS}")
     src, tgt = pair.split("-")
     path = require(_root(data_dir) / "mlqe" / pair / f"{split}.{src}{tgt}.df.short.tsv", f"WMT20 QE {pair} {split}")
     lines = read_lines(path)
@@ -187,6 +193,8 @@ def read_mlqe(pair: str, split: str = "test20", data_dir=None) -> ScoredPairs:
         cols = line.split("\t")
         if len(cols) != len(header):
             raise BenchmarkFormatError(f"{path}:{lineno}: expected {len(header)} tab-separated columns, got {len(cols)}")
+        if not cols[io].strip() or not cols[it].strip():
+            raise BenchmarkFormatError(f"{path}:{lineno}: empty {'original' if not cols[io].strip() else 'translation'}")
         s1.append(cols[io])
         s2.append(cols[it])
         z.append(parse_score(cols[iz], path, lineno))

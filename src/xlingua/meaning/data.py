@@ -111,14 +111,16 @@ EXTRA_SOURCES = {"xnli-dev": read_xnli_dev_pairs, "stsb-mt-train": read_stsb_mt_
 
 
 def evaluation_sentences(data_dir=None) -> set[str]:
-    """Every sentence of the sets meaning embeddings are evaluated on (STS 2017, STS2017-extended,
-    WMT20 QE test20), lower-cased and stripped: extra training data must not contain them."""
+    """Every sentence of the sets meaning embeddings are evaluated or chosen on (STS 2017,
+    STS2017-extended, WMT20 QE test20 and dev), lower-cased and stripped: training data must
+    not contain them."""
     from xlingua.evaluation.sts import load_group
 
     root = benchmarks.benchmarks_dir(data_dir)
     # a set absent here cannot be evaluated on here either
     sets = [d for group in ("sts17", "sts17_extended") if (root / group).is_dir() for d in load_group(group, data_dir)]
-    sets += [benchmarks.read_mlqe(p, "test20", data_dir) for p in benchmarks.MLQE_PAIRS if (root / "mlqe" / p).is_dir()]
+    sets += [benchmarks.read_mlqe(p, split, data_dir) for p in benchmarks.MLQE_PAIRS if (root / "mlqe" / p).is_dir()
+             for split in ("test20", "dev")]
     return {s.strip().lower() for d in sets for s in d.s1 + d.s2}
 
 
