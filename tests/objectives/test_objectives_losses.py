@@ -4,8 +4,11 @@ from math import exp, log, sqrt
 import pytest
 import torch
 
-from xlingua.objectives import (DuEAMLoss, NLIClassificationLoss, OneAlignerLoss, ResponseRankingLoss,
-                                TranslationRankingLoss)
+from xlingua.objectives.dueam import DuEAMLoss
+from xlingua.objectives.nli_classification import NLIClassificationLoss
+from xlingua.objectives.onealigner import OneAlignerLoss
+from xlingua.objectives.response_ranking import ResponseRankingLoss
+from xlingua.objectives.translation_ranking import TranslationRankingLoss
 
 
 def ce(logits, gold):

@@ -150,3 +150,10 @@ def test_batch_sampler_epochs_and_state():
     t = BatchSampler(10, seed=1)
     t.load_state_dict(state)
     assert [t.next(4).tolist() for _ in range(3)] == rest
+
+
+def test_model_spec_goes_through_the_one_encoder_parser(tiny_model_dir):
+    """SentenceModel.load reads specs with encoders.load_encoder; untrainable kinds say so."""
+    assert SentenceModel.load(str(tiny_model_dir)).dim == 32
+    with pytest.raises(ValueError, match="loads as TransformerBF16Encoder, which cannot be trained"):
+        SentenceModel.load(f"bf16:{tiny_model_dir}")

@@ -27,6 +27,8 @@ def native_bf16() -> bool:
 class _BF16States:
     """The model in bf16, its hidden states handed on in fp32."""
 
+    trainable = False
+
     def _to_bf16(self) -> None:
         self.model = self.model.to(torch.bfloat16)
 

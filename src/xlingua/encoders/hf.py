@@ -54,6 +54,9 @@ def resolve_model_dir(spec: str | os.PathLike) -> Path:
 
 
 class TransformerEncoder(Encoder):
+    #: fp32 torch module that `xlingua train` can fine-tune (training.model.SentenceModel)
+    trainable = True
+
     def __init__(self, model: str | os.PathLike, pooling: str | None = None,
                  layer: int | None = None, normalize: bool | None = None,
                  max_length: int | None = None, prefix: str | None = None,

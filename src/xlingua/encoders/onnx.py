@@ -50,6 +50,8 @@ def export_onnx(model, path: Path) -> Path:
 
 
 class BundledOnnxEncoder(TokenBudgetMixin, BundledTorchEncoder):
+    trainable = False  # the exported graph runs; the torch module is not what computes
+
     def __init__(self, prefix: str = "query", threads: int | None = None, **options):
         try:
             import onnxruntime as ort

@@ -14,6 +14,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from xlingua.objectives.base import Task, register
+
 
 class CoSENTLoss(nn.Module):
     def __init__(self, scale: float = 20.0):
@@ -28,3 +30,16 @@ class CoSENTLoss(nn.Module):
         diff = diff.masked_fill(~higher, -float("inf"))
         # log(1 + sum exp(diff)) = logsumexp over {0} and the kept differences
         return torch.logsumexp(torch.cat([torch.zeros(1, device=u.device), diff.flatten()]), dim=0)
+
+
+@register("cosent")
+class CoSENTTask(Task):
+    """Graded pairs (s1, s2, score), e.g. stsb_multi_mt; options: scale."""
+
+    def __init__(self, config, examples, dim):
+        super().__init__(config, examples, CoSENTLoss(**config.options))
+
+    def loss(self, model, batch, indices=None):
+        u = model([e[0] for e in batch])["embedding"]
+        v = model([e[1] for e in batch])["embedding"]
+        return self.objective(u, v, torch.tensor([float(e[2]) for e in batch]))

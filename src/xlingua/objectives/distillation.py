@@ -19,6 +19,9 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from xlingua.objectives.base import Task, register
+from xlingua.objectives.distributed import rank
+
 
 class DistillationLoss(nn.Module):
     def __init__(self, metric: str = "mse", english_weight: float = 1.0):
@@ -43,3 +46,37 @@ class DistillationLoss(nn.Module):
             return loss
         w = self.english_weight
         return (loss + w * self.distance(english, teacher_english).mean()) / (1 + w)
+
+
+@register("distillation")
+class DistillationTask(Task):
+    """Examples (xx, english, ...). Options: teacher (encoder spec, default `bundled`),
+    teacher_cache (directory of the embedding cache, default $XLINGUA_HOME/embeddings), metric,
+    english_weight. The teacher's vectors of every distinct English sentence are computed once,
+    before the first step."""
+
+    def __init__(self, config, examples, dim):
+        opts = dict(config.options)
+        self.teacher = opts.pop("teacher", "bundled")
+        self.teacher_cache = opts.pop("teacher_cache", None)
+        super().__init__(config, examples, DistillationLoss(**opts))
+        self.dim = dim
+        self._row: dict[str, int] = {}
+        self._vectors: torch.Tensor | None = None
+
+    def prepare(self, model, output_dir):
+        from xlingua.encoders.teacher import teacher_vectors
+
+        english = sorted({e[1] for e in self.examples})
+        vecs = teacher_vectors(self.teacher, english, self.teacher_cache, show_progress=rank() == 0)
+        if vecs.shape[1] != self.dim:
+            raise ValueError(f"task {self.name!r}: teacher {self.teacher!r} gives {vecs.shape[1]}-d vectors, "
+                             f"the student {self.dim}-d; they must match")
+        self._row = {t: i for i, t in enumerate(english)}
+        self._vectors = torch.from_numpy(vecs)
+
+    def loss(self, model, batch, indices=None):
+        target = self._vectors[[self._row[e[1]] for e in batch]]
+        xx = model([e[0] for e in batch])["embedding"]
+        en = model([e[1] for e in batch])["embedding"] if self.objective.english_weight else None
+        return self.objective(xx, target, en)

@@ -11,7 +11,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from xlingua.training.distributed import gather
+from xlingua.objectives.base import Task, register
+from xlingua.objectives.distributed import gather
 
 NLI_LABELS = ("entailment", "neutral", "contradiction")
 
@@ -28,3 +29,16 @@ class NLIClassificationLoss(nn.Module):
     def forward(self, u: torch.Tensor, v: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
         u, v = gather(u, v)
         return F.cross_entropy(self.logits(u, v), gather(labels))
+
+
+@register("nli")
+class NLITask(Task):
+    """Examples (premise, hypothesis, label index). Options: hidden, num_labels."""
+
+    def __init__(self, config, examples, dim):
+        super().__init__(config, examples, NLIClassificationLoss(dim, **config.options))
+
+    def loss(self, model, batch, indices=None):
+        u = model([e[0] for e in batch])["embedding"]
+        v = model([e[1] for e in batch])["embedding"]
+        return self.objective(u, v, torch.tensor([e[2] for e in batch]))

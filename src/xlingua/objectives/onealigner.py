@@ -17,7 +17,8 @@ from torch import nn
 
 from xlingua.similarity.bertscore import bertscore_matrix
 from xlingua.similarity.inbatch import inbatch_normalize
-from xlingua.training.distributed import gather_padded
+from xlingua.objectives.base import Task, register
+from xlingua.objectives.distributed import gather_padded
 
 
 class OneAlignerLoss(nn.Module):
@@ -42,3 +43,19 @@ class OneAlignerLoss(nn.Module):
         """Token embeddings x (n, Lx, d), y (n, Ly, d) with masks; pair i is (x_i, y_i)."""
         x, x_mask, y, y_mask = gather_padded(x, x_mask, y, y_mask)
         return self.loss_from_similarity(bertscore_matrix(x, x_mask, y, y_mask))
+
+
+@register("onealigner")
+class OneAlignerTask(Task):
+    """Examples (source, target). Options: alpha, temperature, layer (hidden_states index of
+    the token embeddings, -1 = last)."""
+
+    def __init__(self, config, examples, dim):
+        opts = dict(config.options)
+        self.layer = int(opts.pop("layer", -1))
+        super().__init__(config, examples, OneAlignerLoss(**opts))
+
+    def loss(self, model, batch, indices=None):
+        x = model([e[0] for e in batch], token_layer=self.layer)
+        y = model([e[1] for e in batch], token_layer=self.layer)
+        return self.objective(x["tokens"], x["token_mask"], y["tokens"], y["token_mask"])

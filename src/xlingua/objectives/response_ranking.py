@@ -15,7 +15,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from xlingua.training.distributed import gather
+from xlingua.objectives.base import Task, register
+from xlingua.objectives.distributed import gather
 
 
 class ResponseRankingLoss(nn.Module):
@@ -36,3 +37,16 @@ class ResponseRankingLoss(nn.Module):
         r = F.normalize(self.response(r), dim=-1)
         target = torch.arange(c.shape[0], device=c.device)
         return F.cross_entropy(self.scale * c @ r.T, target)
+
+
+@register("response_ranking")
+class ResponseRankingTask(Task):
+    """Examples (context, response). Options: hidden, scale."""
+
+    def __init__(self, config, examples, dim):
+        super().__init__(config, examples, ResponseRankingLoss(dim, **config.options))
+
+    def loss(self, model, batch, indices=None):
+        c = model([e[0] for e in batch])["embedding"]
+        r = model([e[1] for e in batch])["embedding"]
+        return self.objective(c, r)

@@ -11,11 +11,15 @@ Sentence Encoder for Semantic Retrieval", ACL demo) and LaBSE (Feng et al. 2022,
 """
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import torch
 import torch.nn.functional as F
 from torch import nn
 
-from xlingua.training.distributed import gather
+from xlingua.objectives.base import Task, register
+from xlingua.objectives.distributed import gather, rank
 
 
 class TranslationRankingLoss(nn.Module):
@@ -39,3 +43,59 @@ class TranslationRankingLoss(nn.Module):
             return forward
         backward = F.cross_entropy(self.scale * (p @ a.T - diag[:, :n]), target)
         return (forward + backward) / 2
+
+
+@register("translation_ranking")
+class TranslationRankingTask(Task):
+    """Examples (source, target). Options: scale, margin, bidirectional, hard_negatives (k per
+    example; mined with the start model, or with `mine_with: MODEL_DIR`)."""
+
+    def __init__(self, config, examples, dim):
+        opts = dict(config.options)
+        self.k = int(opts.pop("hard_negatives", 0))
+        self.mine_with = opts.pop("mine_with", None)
+        super().__init__(config, examples, TranslationRankingLoss(**opts))
+        self.negatives: list[list[int]] | None = None
+
+    def prepare(self, model, output_dir):
+        if not self.k:
+            return
+        path = Path(output_dir) / f"hard_negatives.{self.name}.json"
+        if path.exists():  # a resumed run reuses the negatives of its start
+            self.negatives = json.loads(path.read_text())
+            return
+        miner = model if self.mine_with is None else type(model).load(self.mine_with, model.max_seq_length)
+        self.negatives = mine_hard_negatives(miner, [e[0] for e in self.examples], [e[1] for e in self.examples], self.k)
+        if rank() == 0:  # every process mines the same negatives; one writes them
+            tmp = path.with_suffix(".tmp")
+            tmp.write_text(json.dumps(self.negatives))
+            tmp.replace(path)
+
+    def loss(self, model, batch, indices=None):
+        a = model([e[0] for e in batch])["embedding"]
+        p = model([e[1] for e in batch])["embedding"]
+        neg = None
+        if self.k and indices is not None:
+            neg_texts = [self.examples[j][1] for i in indices for j in self.negatives[i]]
+            neg = model(neg_texts)["embedding"]
+        return self.objective(a, p, neg)
+
+
+@torch.no_grad()
+def mine_hard_negatives(model, sources: list[str], targets: list[str], k: int, batch_size: int = 64) -> list[list[int]]:
+    """For each source, the k most similar targets other than its own (cosine, exact)."""
+    src = torch.nn.functional.normalize(model.encode(sources, batch_size), dim=-1)
+    tgt = torch.nn.functional.normalize(model.encode(targets, batch_size), dim=-1)
+    out = []
+    for start in range(0, len(src), 1024):
+        sim = src[start : start + 1024] @ tgt.T
+        rows = torch.arange(sim.shape[0])
+        sim[rows, rows + start] = -float("inf")
+        # identical target strings are not negatives either
+        out.extend(sim.topk(min(k + 4, len(tgt) - 1), dim=1).indices.tolist())
+    clean = []
+    for i, cand in enumerate(out):
+        clean.append([j for j in cand if targets[j] != targets[i]][:k])
+        if len(clean[-1]) < k:
+            raise ValueError(f"could not find {k} hard negatives for example {i}")
+    return clean

@@ -11,7 +11,6 @@ from pathlib import Path
 
 import yaml
 
-OBJECTIVES = ("translation_ranking", "nli", "response_ranking", "dueam", "onealigner", "distillation", "cosent")
 PRECISIONS = ("fp32", "bf16")
 SCHEDULES = ("constant", "linear", "cosine")
 SAMPLINGS = ("cycle", "proportional")
@@ -71,9 +70,12 @@ class TrainConfig:
     def validate(self, where: str = "config") -> "TrainConfig":
         if not self.tasks:
             raise ValueError(f"{where}: at least one task is needed under `tasks`")
+        from xlingua.objectives import objective_names
+
         for t in self.tasks:
-            if t.objective not in OBJECTIVES:
-                raise ValueError(f"{where}: task {t.name!r} has unknown objective {t.objective!r}; choose one of {OBJECTIVES}")
+            if t.objective not in objective_names():
+                raise ValueError(f"{where}: task {t.name!r} has unknown objective {t.objective!r}; "
+                                 f"choose one of {objective_names()}")
         names = [t.name for t in self.tasks]
         if len(set(names)) != len(names):
             raise ValueError(f"{where}: task names must be unique, got {names}")

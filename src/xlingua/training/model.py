@@ -31,14 +31,15 @@ class SentenceModel(nn.Module):
 
     @classmethod
     def load(cls, spec: str, max_seq_length: int = 128) -> "SentenceModel":
-        """`bundled:torch` or a model directory (transformers or sentence-transformers)."""
-        if spec.startswith("bundled:torch"):
-            from xlingua.encoders.bundled import BundledTorchEncoder
+        """Any encoder spec (xlingua.encoders.loading) whose encoder is a trainable fp32
+        transformer: `bundled:torch` or a model directory (transformers or sentence-transformers)."""
+        from xlingua.encoders.loading import load_encoder
 
-            return cls(BundledTorchEncoder(), max_seq_length)
-        from xlingua.encoders.hf import TransformerEncoder
-
-        return cls(TransformerEncoder(spec), max_seq_length)
+        encoder = load_encoder(spec)
+        if not getattr(encoder, "trainable", False):
+            raise ValueError(f"model {spec!r} loads as {type(encoder).__name__}, which cannot be "
+                             "trained; give bundled:torch or a transformers model directory")
+        return cls(encoder, max_seq_length)
 
     @property
     def dim(self) -> int:

@@ -7,7 +7,7 @@ accumulation, freezing by parameter name, periodic dev evaluation with best-mode
 early stopping, a rich progress bar, a JSONL log and a PNG plot. Checkpoints every N steps hold
 everything that decides the rest of the run (weights, optimizer, schedule, sampler positions,
 RNG states), so `resume=True` after a kill ends with the same weights as an unbroken run.
-Under torchrun every process takes its slice of each global batch (see training.distributed).
+Under torchrun every process takes its slice of each global batch (see objectives.distributed).
 """
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ from typing import Callable
 import numpy as np
 import torch
 
-from xlingua.training import distributed as ddp
+from xlingua.objectives import distributed as ddp
 from xlingua.training.config import TrainConfig
 from xlingua.training.data import make_sampler
 from xlingua.training.evaluate import DevEvaluator
