@@ -1,0 +1,73 @@
+"""Writing systems: the script a language is written in and the share of a text's letters
+written in it.
+
+A language's script comes from the language tag when it names one (sr-Latn, ks-Deva), else from
+CLDR's likely-subtags data (hi -> Deva, ja -> Jpan), through `langcodes`. A character's script
+is its Unicode Script property, through `regex` (`\\p{sc=Deva}`). Languages CLDR does not know
+get no script (None): callers skip the check rather than guess.
+"""
+from __future__ import annotations
+
+import functools
+
+import langcodes
+import regex
+from langcodes.data_dicts import LIKELY_SUBTAGS
+
+# CLDR writes a few languages with combined scripts (ISO 15924); these are the Unicode scripts
+# their letters belong to.
+COMBINED = {"Jpan": ("Hani", "Hira", "Kana"), "Kore": ("Hang", "Hani"), "Hans": ("Hani",),
+            "Hant": ("Hani",), "Hanb": ("Hani", "Bopo")}
+# Letters and marks of a real script: vowel signs count (Indic), inherited/common marks do not.
+_LETTER = regex.compile(r"(?=[\p{L}\p{M}])[^\p{sc=Zinh}\p{sc=Zyyy}]")
+
+
+@functools.lru_cache(maxsize=None)
+def lang_script(lang: str) -> str | None:
+    """ISO 15924 script of a language tag ("hi" -> "Deva", "zh-Hant" -> "Hant"), or None when
+    the tag is not a language CLDR knows."""
+    try:
+        tag = langcodes.Language.get(lang)
+    except (langcodes.LanguageTagError, ValueError):
+        return None
+    if tag.script:
+        return tag.script
+    if tag.language not in LIKELY_SUBTAGS:
+        return None
+    return tag.maximize().script
+
+
+@functools.lru_cache(maxsize=None)
+def _script_pattern(script: str):
+    parts = "".join(rf"\p{{sc={s}}}" for s in COMBINED.get(script, (script,)))
+    return regex.compile(rf"(?=[\p{{L}}\p{{M}}])[{parts}]")
+
+
+def script_share(text: str, script: str) -> float | None:
+    """Share of the letters of `text` that are in `script` (None when it has no letters)."""
+    letters = len(_LETTER.findall(text))
+    if not letters:
+        return None
+    return len(_script_pattern(script).findall(text)) / letters
+
+
+def script_family(script: str | None) -> str:
+    """Coarse family of a script, for reporting figures per family."""
+    if script is None:
+        return "unknown"
+    for family, members in _FAMILIES.items():
+        if script in members:
+            return family
+    return "other"
+
+
+_FAMILIES = {
+    "latin": {"Latn"},
+    "cyrillic": {"Cyrl"},
+    "arabic": {"Arab", "Thaa", "Syrc", "Nkoo"},
+    "indic": {"Deva", "Beng", "Guru", "Gujr", "Orya", "Taml", "Telu", "Knda", "Mlym", "Sinh", "Olck"},
+    "cjk": {"Hans", "Hant", "Jpan", "Kore", "Hani"},
+    "southeast-asian": {"Thai", "Laoo", "Khmr", "Mymr", "Bali", "Bugi", "Java"},
+    "ethiopic": {"Ethi"},
+    "tibetan": {"Tibt"},
+}
