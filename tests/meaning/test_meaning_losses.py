@@ -37,3 +37,11 @@ def test_language_loss_hand_case():
     loss = LanguageLoss()(s, t, s_same, t_same, logits_s, logits_t, torch.tensor([0]), torch.tensor([1]))
     expected = (2 - 0 - 1) + math.log(2) + math.log(4 / 3)
     assert loss.item() == pytest.approx(expected, abs=1e-6)
+
+
+def test_meaning_loss_negative_weight_scales_only_the_hinge_terms():
+    s, t = T([1.0, 0.0]), T([1.0, 1.0])
+    s_neg, t_neg = T([-1.0, 0.0]), T([0.0, 1.0])
+    # positive term 1 - 1/sqrt2 unchanged, hinge terms 0 + 1/sqrt2 scaled by 0.25
+    expected = (1 - 1 / math.sqrt(2)) + 0.25 / math.sqrt(2)
+    assert MeaningLoss(negative_weight=0.25)(s, t, s_neg, t_neg).item() == pytest.approx(expected, abs=1e-6)

@@ -62,3 +62,48 @@ def test_snapshots_keep_the_model_of_every_nth_epoch(tmp_path):
     early, late = MeaningModel.load(tmp_path / "model_epoch2.pt"), MeaningModel.load(tmp_path / "model_epoch4.pt")
     assert not torch.equal(early.mlp_m[0].weight, late.mlp_m[0].weight)
     assert not list(tmp_path.glob("*.tmp"))
+
+
+class ScriptedDev:
+    """A dev signal that reads a fixed curve, one value per call (= per epoch)."""
+
+    def __init__(self, curve):
+        self.curve, self.calls = list(curve), 0
+
+    def __call__(self, model):
+        self.calls += 1
+        return {"mean": self.curve[self.calls - 1], "xx-en": -self.curve[self.calls - 1]}
+
+
+def test_dev_selection_picks_the_epoch_the_dev_curve_says_and_stops_after_patience(tmp_path):
+    src, tgt, langs = _toy(n_per_lang=30)
+    curve = [0.10, 0.30, 0.50, 0.45, 0.50, 0.20, 0.10, 0.60, 0.70]  # the tie at epoch 5 keeps epoch 3
+    cfg = TrainConfig(lr=3e-3, batch_size=16, max_epochs=9, patience=3, snapshot_every=1, select_on="qe-dev")
+    log = train_meaning(src, tgt, langs, tmp_path / "dev", config=cfg, dev={"qe-dev": ScriptedDev(curve)},
+                        show_progress=False)
+    assert log["best_epoch"] == 3 and log["best_score"] == 0.50
+    assert log["epochs"] == 6  # epochs 4, 5, 6 without improvement: stopped before the later rise
+    assert [h["qe-dev"] for h in log["history"]] == curve[:6]
+    assert log["history"][0]["qe-dev xx-en"] == -0.10
+    best, third = MeaningModel.load(tmp_path / "dev" / "model.pt"), MeaningModel.load(tmp_path / "dev" / "model_epoch3.pt")
+    assert all(torch.equal(a, b) for a, b in zip(best.state_dict().values(), third.state_dict().values()))
+    # The validation loss was still falling: selecting on it would have taken the last epoch.
+    vals = [h["val_loss"] for h in log["history"]]
+    assert vals[-1] < vals[2]
+    cfg_loss = TrainConfig(lr=3e-3, batch_size=16, max_epochs=6, patience=3)
+    assert train_meaning(src, tgt, langs, tmp_path / "loss", config=cfg_loss, show_progress=False)["best_epoch"] == 6
+
+
+def test_select_on_must_name_a_dev_signal(tmp_path):
+    src, tgt, langs = _toy(n_per_lang=5)
+    with pytest.raises(ValueError, match=r"select_on 'qe-dev' names no dev signal; given: none"):
+        train_meaning(src, tgt, langs, tmp_path, config=TrainConfig(select_on="qe-dev"), show_progress=False)
+
+
+def test_language_weight_scales_the_language_term_of_the_loss(tmp_path):
+    src, tgt, langs = _toy(n_per_lang=10)
+    for w in (0.0, 2.5):
+        log = train_meaning(src, tgt, langs, tmp_path / str(w), show_progress=False,
+                            config=TrainConfig(max_epochs=1, patience=1, language_weight=w))
+        h = log["history"][0]
+        assert h["val_loss"] == pytest.approx(h["val_rec"] + h["val_meaning"] + w * h["val_language"], rel=1e-5)

@@ -19,7 +19,7 @@ def train(
     meaning_loss: bool = typer.Option(True, "--meaning-loss/--no-meaning-loss", help="Use L_M."),
     language_loss: bool = typer.Option(True, "--language-loss/--no-language-loss", help="Use L_L."),
     max_epochs: int = typer.Option(1000, help="Upper bound; early stopping usually ends sooner."),
-    patience: int = typer.Option(15, help="Early-stopping patience in epochs."),
+    patience: int = typer.Option(15, help="Early-stopping patience in epochs (on the --select-on figure)."),
     batch_size: int = typer.Option(512),
     lr: float = typer.Option(1e-4),
     seed: int = typer.Option(0),
@@ -29,16 +29,37 @@ def train(
                               "(XNLI dev, 14 languages with English; never the test files), "
                               "stsb-mt-train (machine-translated STS Benchmark train, 10 languages), "
                               "multi30k-train (captions, cs/de/fr); NAME:de+zh for some languages. "
-                              "Pairs holding an STS 2017 or QE test20 sentence are dropped."),
+                              "Pairs holding an STS 2017 or QE test20/dev sentence are dropped."),
+    general: str = typer.Option("", help="Comma-separated sources of the general corpus (its dev slice held "
+                                "out): mlqe-pe (Wikipedia, the QE pairs' domain), newstest, flores-v1, ntrex, "
+                                "nllb-seed."),
+    general_langs: str = typer.Option("de,zh,et,ne,ro,si,ru", help="Languages of the --general sources "
+                                      "(empty = all they have)."),
+    general_pairs: int = typer.Option(0, help="At most this many pairs of each --general source and language, "
+                                      "a seeded sample (0 = all)."),
+    select_on: str = typer.Option("qe-dev", help="What picks the epoch and stops training: qe-dev (WMT20 QE dev "
+                                  "Pearson, 6 pairs averaged), retrieval-dev (general-corpus dev slice) or "
+                                  "val-loss (the paper's validation loss). Never a test split."),
+    dev: str = typer.Option("qe-dev,retrieval-dev", help="Dev signals computed and logged every epoch "
+                            "(train_log.json history)."),
+    language_weight: float = typer.Option(1.0, help="Weight of L_L in the loss (ablation)."),
+    negative_weight: float = typer.Option(1.0, help="Weight of L_M's terms on random same-language "
+                                          "sentences (ablation; 1 = the paper)."),
 ):
-    """Train MLP_M / MLP_L / MLP_I on cached base embeddings of l10n pairs; then use
-    --model BASE+meaning:OUT anywhere."""
+    """Train MLP_M / MLP_L / MLP_I on cached base embeddings of parallel pairs (l10n, --extra,
+    --general); model.pt is the epoch --select-on chose. Then use --model BASE+meaning:OUT anywhere."""
     from xlingua.meaning.trainer import TrainConfig, train_from_corpus
 
     cfg = TrainConfig(lr=lr, batch_size=batch_size, max_epochs=max_epochs, patience=patience,
                       use_meaning=meaning_loss, use_language=language_loss, seed=seed, hidden=hidden,
-                      snapshot_every=snapshot_every)
-    log = train_from_corpus(base, [l.strip() for l in langs.split(",") if l.strip()], pairs, out, config=cfg,
-                            extra=[e.strip() for e in extra.split(",") if e.strip()])
-    typer.echo(f"best epoch {log['best_epoch']} of {log['epochs']}, val loss {log['best_val_loss']:.4f}, "
-               f"{log['seconds']}s; wrote {out / 'model.pt'}")
+                      snapshot_every=snapshot_every, select_on=select_on, language_weight=language_weight,
+                      negative_weight=negative_weight)
+    log = train_from_corpus(base, _items(langs), pairs, out, config=cfg, extra=_items(extra),
+                            general=_items(general), general_langs=_items(general_langs),
+                            general_pairs=general_pairs, dev=_items(dev))
+    typer.echo(f"best epoch {log['best_epoch']} of {log['epochs']} by {select_on} ({log['best_score']:.4f}), "
+               f"val loss {log['best_val_loss']:.4f}, {log['seconds']}s; wrote {out / 'model.pt'}")
+
+
+def _items(csv: str) -> list[str]:
+    return [x.strip() for x in csv.split(",") if x.strip()]

@@ -138,7 +138,39 @@ def read_extra(names: list[str], data_dir=None) -> tuple[Pairs, int]:
         src += p.src
         tgt += p.tgt
         out_langs += p.langs
+    return drop_evaluation_sentences(Pairs(src, tgt, out_langs), data_dir)
+
+
+def drop_evaluation_sentences(pairs: Pairs, data_dir=None) -> tuple[Pairs, int]:
+    """`pairs` without those that have a side in `evaluation_sentences`; (kept, number dropped)."""
     held = evaluation_sentences(data_dir)
-    keep = [i for i, (s, t) in enumerate(zip(src, tgt))
+    keep = [i for i, (s, t) in enumerate(zip(pairs.src, pairs.tgt))
             if s.strip().lower() not in held and t.strip().lower() not in held]
-    return Pairs([src[i] for i in keep], [tgt[i] for i in keep], [out_langs[i] for i in keep]), len(src) - len(keep)
+    kept = Pairs([pairs.src[i] for i in keep], [pairs.tgt[i] for i in keep], [pairs.langs[i] for i in keep])
+    return kept, len(pairs.src) - len(keep)
+
+
+def read_general_pairs(sources: list[str], langs: list[str] | None = None, pairs_per_lang: int = 0,
+                       seed: int = 0, root=None, data_dir=None) -> tuple[Pairs, dict, int]:
+    """Training pairs of the general corpus (xlingua.data.general: its dev slice is held out)
+    from `sources` (e.g. mlqe-pe, newstest, flores-v1, ntrex) and `langs` (None: all), at most
+    `pairs_per_lang` of each source and language (0: all; a seeded sample otherwise), without
+    evaluation sentences. Returns (pairs, {"source:lang": count}, number dropped)."""
+    from xlingua.data.general import read_general
+
+    rows = read_general(langs, sources=sources, split="train", root=root)
+    groups: dict[str, list] = {}
+    for p in rows:
+        groups.setdefault(f"{p.source}:{p.lang}", []).append(p)
+    src, tgt, out_langs, counts = [], [], [], {}
+    for key in sorted(groups):
+        group = groups[key]
+        if 0 < pairs_per_lang < len(group):
+            group = random.Random(f"{seed}-{key}").sample(group, pairs_per_lang)
+        counts[key] = len(group)
+        for p in group:
+            src.append(p.text)
+            tgt.append(p.english)
+            out_langs.append(p.lang)
+    pairs, dropped = drop_evaluation_sentences(Pairs(src, tgt, out_langs), data_dir)
+    return pairs, counts, dropped

@@ -1,7 +1,11 @@
 """Training of the meaning MLPs on cached base embeddings of parallel pairs.
 
-Adam (lr 1e-4), batch 512, early stopping with patience 15 on the loss of a 10% validation
-split, as in the paper. `use_meaning` / `use_language` drop L_M / L_L (the paper's Table 6).
+Adam (lr 1e-4), batch 512, patience 15, as in the paper. The paper early-stops on the loss of a
+10% validation split; that loss keeps falling after QE has peaked, so the epoch can instead be
+chosen, and training stopped, on a dev signal (`select_on`, xlingua.meaning.dev): the WMT20 QE
+dev Pearson or general-corpus dev retrieval. Every dev signal given is logged each epoch.
+`use_meaning` / `use_language` drop L_M / L_L (the paper's Table 6); `language_weight` and
+`negative_weight` scale L_L and L_M's negative terms (ablations of why STS drops).
 """
 from __future__ import annotations
 
@@ -10,6 +14,7 @@ import os
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 import torch
@@ -30,6 +35,9 @@ class TrainConfig:
     hidden: int = 0
     seed: int = 0
     snapshot_every: int = 0  # also keep model_epochN.pt every N epochs (0 = only the best)
+    select_on: str = "val-loss"  # or the name of a dev signal given to train_meaning ("qe-dev", ...)
+    language_weight: float = 1.0  # weight of L_L in the total loss
+    negative_weight: float = 1.0  # weight of L_M's hinge terms on random same-language sentences
 
 
 class _SameLanguageSampler:
@@ -65,12 +73,14 @@ class _SameLanguageSampler:
 class MeaningObjective(torch.nn.Module):
     """L = L_R(s) + L_R(t) + L_M + L_L, with L_M / L_L optional."""
 
-    def __init__(self, model: MeaningModel, use_meaning: bool = True, use_language: bool = True):
+    def __init__(self, model: MeaningModel, use_meaning: bool = True, use_language: bool = True,
+                 language_weight: float = 1.0, negative_weight: float = 1.0):
         super().__init__()
         self.model = model
         self.use_meaning = use_meaning
         self.use_language = use_language
-        self.rec, self.mean, self.lang = ReconstructionLoss(), MeaningLoss(), LanguageLoss()
+        self.language_weight = language_weight
+        self.rec, self.mean, self.lang = ReconstructionLoss(), MeaningLoss(negative_weight), LanguageLoss()
 
     def forward(self, s, t, s2, t2, s_lang, t_lang) -> dict[str, torch.Tensor]:
         (sm, sl), (tm, tl) = self.model(s), self.model(t)
@@ -82,18 +92,28 @@ class MeaningObjective(torch.nn.Module):
         if self.use_language:
             parts["language"] = self.lang(sl, tl, s2l, t2l, self.model.mlp_i(sl), self.model.mlp_i(tl),
                                           s_lang, t_lang)
-        parts["loss"] = sum(parts.values())
+        weights = {"language": self.language_weight}
+        parts["loss"] = sum(weights.get(k, 1.0) * v for k, v in parts.items())
         return parts
+
+
+DevSignal = Callable[[MeaningModel], dict]
 
 
 def train_meaning(src: np.ndarray, tgt: np.ndarray, src_langs: list[str], out_dir, *,
                   tgt_lang: str = "en", base_name: str = "", base_fingerprint: str = "",
-                  config: TrainConfig | None = None, show_progress: bool = True) -> dict:
+                  config: TrainConfig | None = None, dev: dict[str, DevSignal] | None = None,
+                  show_progress: bool = True) -> dict:
     """Train on base vectors of pairs (src[i] in src_langs[i], tgt[i] in tgt_lang); write
-    out_dir/model.pt (best validation loss) and out_dir/train_log.json; return the log."""
+    out_dir/model.pt (the best epoch by `config.select_on`: lowest validation loss, or highest
+    "mean" of that dev signal) and out_dir/train_log.json; return the log. `dev` maps names to
+    signals (model -> {"mean": ..., subset: ...}), all computed and logged after every epoch."""
     config = config or TrainConfig()
+    dev = dict(dev or {})
     if src.shape != tgt.shape or len(src) != len(src_langs):
         raise ValueError(f"src {src.shape}, tgt {tgt.shape} and {len(src_langs)} languages do not line up")
+    if config.select_on != "val-loss" and config.select_on not in dev:
+        raise ValueError(f"select_on {config.select_on!r} names no dev signal; given: {sorted(dev) or 'none'}")
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     torch.manual_seed(config.seed)
@@ -109,7 +129,8 @@ def train_meaning(src: np.ndarray, tgt: np.ndarray, src_langs: list[str], out_di
 
     model = MeaningModel(MeaningConfig(dim=src.shape[1], langs=langs, hidden=config.hidden,
                                        base=base_name, base_fingerprint=base_fingerprint))
-    objective = MeaningObjective(model, config.use_meaning, config.use_language)
+    objective = MeaningObjective(model, config.use_meaning, config.use_language,
+                                 config.language_weight, config.negative_weight)
     opt = torch.optim.Adam(model.parameters(), lr=config.lr)
     S, T = torch.from_numpy(src.astype(np.float32)), torch.from_numpy(tgt.astype(np.float32))
     en = np.full(n, lid[tgt_lang])
@@ -134,12 +155,22 @@ def train_meaning(src: np.ndarray, tgt: np.ndarray, src_langs: list[str], out_di
         model.train()
         return {k: v / len(val_idx) for k, v in totals.items()}
 
-    history, best, bad, best_epoch = [], float("inf"), 0, 0
+    def dev_figures() -> dict[str, float]:
+        model.eval()
+        out = {}
+        for name, signal in dev.items():
+            for k, v in signal(model).items():
+                out[name if k == "mean" else f"{name} {k}"] = float(v)
+        model.train()
+        return out
+
+    history, best, bad, best_epoch, best_val = [], -float("inf"), 0, 0, float("inf")
     start_time = time.time()
 
     def write_log(finished: bool) -> dict:
         log = {"config": asdict(config), "langs": langs, "n_train": len(train_idx), "n_val": len(val_idx),
-               "best_epoch": best_epoch, "best_val_loss": best, "epochs": len(history), "finished": finished,
+               "select_on": config.select_on, "best_epoch": best_epoch, "best_score": best,
+               "best_val_loss": best_val, "epochs": len(history), "finished": finished,
                "seconds": round(time.time() - start_time, 1), "history": history}
         tmp = out / "train_log.json.tmp"
         tmp.write_text(json.dumps(log, indent=1))
@@ -159,18 +190,22 @@ def train_meaning(src: np.ndarray, tgt: np.ndarray, src_langs: list[str], out_di
                 opt.step()
                 train_total += loss.item() * len(idx)
             val = val_loss()
-            history.append({"epoch": epoch, "train_loss": train_total / len(order), **{f"val_{k}": v for k, v in val.items()}})
-            if val["loss"] < best - 1e-6:
-                best, bad, best_epoch = val["loss"], 0, epoch
+            figures = dev_figures()
+            history.append({"epoch": epoch, "train_loss": train_total / len(order),
+                            **{f"val_{k}": v for k, v in val.items()}, **figures})
+            # Higher is better for every selection score; ties keep the earlier epoch.
+            score = -val["loss"] if config.select_on == "val-loss" else figures[config.select_on]
+            if score > best + 1e-6:
+                best, bad, best_epoch, best_val = score, 0, epoch, val["loss"]
                 model.save(out / "model.pt")
-                if epoch % 10 == 0:
-                    write_log(finished=False)  # a killed run still says how far it got
             else:
                 bad += 1
+            write_log(finished=False)  # a killed run still says how far it got
             if config.snapshot_every and epoch % config.snapshot_every == 0:
                 model.save(out / f"model_epoch{epoch}.pt")
             if progress:
-                progress[0].update(progress[1], advance=1, description=f"val {val['loss']:.4f} best {best:.4f}@{best_epoch}")
+                progress[0].update(progress[1], advance=1,
+                                   description=f"{config.select_on} {score:.4f} best {best:.4f}@{best_epoch}")
             if bad >= config.patience:
                 break
     finally:
@@ -191,30 +226,60 @@ def _progress(total: int):
 
 def train_from_corpus(base: str, langs: list[str], pairs_per_lang: int, out_dir, *,
                       config: TrainConfig | None = None, corpus: str | None = None,
-                      extra: list[str] | None = None, data_dir=None,
-                      show_progress: bool = True, encoder=None) -> dict:
-    """Embed a sample of l10n pairs (plus the `extra` sources of xlingua.meaning.data.read_extra,
-    e.g. "xnli-dev") with encoder `base` (cached) and train the MLPs on them."""
+                      extra: list[str] | None = None, general: list[str] | None = None,
+                      general_langs: list[str] | None = None, general_pairs: int = 0,
+                      general_root=None, dev: list[str] | None = None, qe_pairs=None,
+                      data_dir=None, show_progress: bool = True, encoder=None) -> dict:
+    """Embed a sample of l10n pairs, plus the `extra` sources of xlingua.meaning.data.read_extra
+    (e.g. "xnli-dev") and the `general` corpus sources (e.g. "mlqe-pe", "newstest"; languages
+    `general_langs`, at most `general_pairs` a source and language), with encoder `base` (cached),
+    and train the MLPs on them. `dev` names the dev signals (xlingua.meaning.dev.SIGNALS) to
+    compute each epoch; `config.select_on` picks the epoch by one of them."""
+    from xlingua.data.benchmarks import MLQE_PAIRS
     from xlingua.encoders.loading import load_encoder
-    from xlingua.meaning.data import Pairs, embed_cached, read_extra, read_l10n
+    from xlingua.meaning.data import Pairs, embed_cached, read_extra, read_general_pairs, read_l10n
+    from xlingua.meaning.dev import SIGNALS, QEDev, RetrievalDev
 
     config = config or TrainConfig()
+    dev = list(dev if dev is not None else ([config.select_on] if config.select_on != "val-loss" else []))
+    if config.select_on != "val-loss" and config.select_on not in dev:
+        dev.append(config.select_on)
+    unknown = [d for d in dev if d not in SIGNALS]
+    if unknown:
+        raise ValueError(f"unknown dev signal(s) {unknown}; known: {list(SIGNALS)} (and val-loss for select_on)")
     pairs = read_l10n(langs, pairs_per_lang, seed=config.seed, root=corpus) if langs and pairs_per_lang > 0 \
         else Pairs([], [], [])
-    n_l10n, dropped = len(pairs.src), 0
+    n_l10n, dropped, n_extra = len(pairs.src), 0, 0
     if extra:
         more, dropped = read_extra(extra, data_dir=data_dir)
+        n_extra = len(more.src)
+        pairs = Pairs(pairs.src + more.src, pairs.tgt + more.tgt, pairs.langs + more.langs)
+    general_counts, general_dropped, n_general = {}, 0, 0
+    if general:
+        more, general_counts, general_dropped = read_general_pairs(
+            general, general_langs or None, general_pairs, seed=config.seed, root=general_root, data_dir=data_dir)
+        n_general = len(more.src)
         pairs = Pairs(pairs.src + more.src, pairs.tgt + more.tgt, pairs.langs + more.langs)
     if not pairs.src:
-        raise ValueError("no training pairs: give l10n languages and --pairs > 0, or extra data")
+        raise ValueError("no training pairs: give l10n languages and --pairs > 0, extra data or general sources")
     encoder = encoder or load_encoder(base)
     src = embed_cached(encoder, pairs.src, show_progress=show_progress)
     tgt = embed_cached(encoder, pairs.tgt, show_progress=show_progress)
+    signals = {}
+    if "qe-dev" in dev:
+        signals["qe-dev"] = QEDev.from_benchmarks(encoder, qe_pairs or MLQE_PAIRS, data_dir, show_progress)
+    if "retrieval-dev" in dev:
+        signals["retrieval-dev"] = RetrievalDev.from_general(encoder, root=general_root, show_progress=show_progress)
     log = train_meaning(src, tgt, pairs.langs, out_dir, base_name=encoder.name,
-                        base_fingerprint=encoder.fingerprint(), config=config, show_progress=show_progress)
+                        base_fingerprint=encoder.fingerprint(), config=config, dev=signals,
+                        show_progress=show_progress)
     log["data"] = {"corpus": "l10n train", "langs": langs, "pairs_per_lang": pairs_per_lang, "base": base,
-                   "l10n_pairs": n_l10n, "extra": list(extra or []), "extra_pairs": len(pairs.src) - n_l10n,
-                   "extra_dropped_as_evaluation_sentences": dropped}
+                   "l10n_pairs": n_l10n, "extra": list(extra or []), "extra_pairs": n_extra,
+                   "extra_dropped_as_evaluation_sentences": dropped,
+                   "general": list(general or []), "general_langs": list(general_langs or []),
+                   "general_pairs_per_source_lang": general_pairs, "general_pairs": n_general,
+                   "general_sampled": general_counts, "general_dropped_as_evaluation_sentences": general_dropped,
+                   "dev": dev, "qe_dev_pairs": list(qe_pairs or MLQE_PAIRS) if "qe-dev" in dev else []}
     tmp = Path(out_dir, "train_log.json.tmp")
     tmp.write_text(json.dumps(log, indent=1))
     os.replace(tmp, Path(out_dir, "train_log.json"))

@@ -1,0 +1,79 @@
+"""Dev signals that choose the epoch of a meaning model (and stop training): each is a callable
+on a MeaningModel returning {"mean": headline, <subset>: figure, ...}, computed on base vectors
+embedded once. Never a test split: WMT20 QE **dev** and the general corpus's held-out dev slice.
+
+The paper early-stops on the validation loss; here that loss keeps falling long after QE has
+peaked (docs/results.md), so the default is the QE dev Pearson.
+"""
+from __future__ import annotations
+
+import numpy as np
+import torch
+from scipy.stats import pearsonr
+
+from xlingua.similarity.cosine import paired_cosine
+
+SIGNALS = ("qe-dev", "retrieval-dev")
+
+
+def _meaning(model, vectors: np.ndarray) -> np.ndarray:
+    with torch.no_grad():
+        return model.mlp_m(torch.from_numpy(vectors)).numpy()
+
+
+class QEDev:
+    """Pearson of cos(meaning(source), meaning(MT output)) with the DA z_mean on the WMT20 QE
+    dev split of each pair; "mean" averages the pairs (as the test20 figure does)."""
+
+    def __init__(self, sets: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]):
+        if not sets:
+            raise ValueError("QE dev signal needs at least one language pair")
+        self.sets = {k: (np.asarray(a, np.float32), np.asarray(b, np.float32), np.asarray(z, np.float64))
+                     for k, (a, b, z) in sets.items()}
+
+    @classmethod
+    def from_benchmarks(cls, encoder, pairs, data_dir=None, show_progress: bool = False) -> "QEDev":
+        from xlingua.data.benchmarks import read_mlqe
+        from xlingua.meaning.data import embed_cached
+
+        sets = {}
+        for pair in pairs:
+            d = read_mlqe(pair, "dev", data_dir)
+            sets[pair] = (embed_cached(encoder, d.s1, show_progress=show_progress),
+                          embed_cached(encoder, d.s2, show_progress=show_progress), np.array(d.score))
+        return cls(sets)
+
+    def __call__(self, model) -> dict[str, float]:
+        out = {pair: float(pearsonr(paired_cosine(_meaning(model, a), _meaning(model, b)), z).statistic)
+               for pair, (a, b, z) in self.sets.items()}
+        return {"mean": float(np.mean(list(out.values()))), **out}
+
+
+class RetrievalDev:
+    """Top-1 retrieval accuracy x100 (both directions, averaged) between each language's
+    sentences and their English translations among the dev slice of the general corpus."""
+
+    def __init__(self, sets: dict[str, tuple[np.ndarray, np.ndarray]]):
+        if not sets:
+            raise ValueError("retrieval dev signal needs at least one language")
+        self.sets = {k: (np.asarray(a, np.float32), np.asarray(b, np.float32)) for k, (a, b) in sets.items()}
+
+    @classmethod
+    def from_general(cls, encoder, langs=None, root=None, show_progress: bool = False) -> "RetrievalDev":
+        from xlingua.data.general import read_general
+        from xlingua.meaning.data import embed_cached
+
+        dev = read_general(langs, split="dev", root=root)
+        sets = {}
+        for lang in sorted({p.lang for p in dev}):
+            rows = [p for p in dev if p.lang == lang]
+            sets[lang] = (embed_cached(encoder, [p.text for p in rows], show_progress=show_progress),
+                          embed_cached(encoder, [p.english for p in rows], show_progress=show_progress))
+        return cls(sets)
+
+    def __call__(self, model) -> dict[str, float]:
+        from xlingua.training.evaluate import retrieval_accuracy
+
+        out = {lang: 100 * retrieval_accuracy(_meaning(model, a), _meaning(model, b))
+               for lang, (a, b) in self.sets.items()}
+        return {"mean": float(np.mean(list(out.values()))), **out}
