@@ -16,7 +16,7 @@ import time
 import numpy as np
 
 from xlingua.similarity.bertscore import bertscore_retrieve
-from xlingua.training.evaluate import read_tatoeba, retrieval_accuracy
+from xlingua.training.evaluate import dev_accuracy, tatoeba_pairs
 from xlingua.training.model import SentenceModel
 
 
@@ -37,9 +37,9 @@ def main() -> None:
         enc = SentenceModel.load(spec).encoder
         for lang in args.langs.split(","):
             t0 = time.perf_counter()
-            pairs = read_tatoeba(lang, args.limit)
+            pairs = tatoeba_pairs(lang, args.limit)
             xs, ys = [p[0] for p in pairs], [p[1] for p in pairs]
-            cos = 100 * retrieval_accuracy(enc.encode(xs), enc.encode(ys))
+            cos = dev_accuracy(enc.encode(xs), enc.encode(ys))
             tx = [t[1:-1] for t in enc.encode_tokens(xs, layer=args.layer)]
             ty = [t[1:-1] for t in enc.encode_tokens(ys, layer=args.layer)]
             bs = accuracy_from_top1(bertscore_retrieve(tx, ty)[1][:, 0], bertscore_retrieve(ty, tx)[1][:, 0])

@@ -14,7 +14,7 @@ from importlib import resources
 
 import numpy as np
 
-from xlingua.similarity import cosine_matrix, margin_matrix
+from xlingua.similarity import cosine_matrix, score_matrix
 
 DEFAULT_PAIRS = (("en", "zh"), ("ar", "hi"))
 MARGIN_K = 4
@@ -48,7 +48,7 @@ class Alignment:
 def align(src: np.ndarray, tgt: np.ndarray, k: int = MARGIN_K) -> Alignment:
     """Nearest target of every source row by ratio margin over k neighbours."""
     k = min(k, len(tgt), len(src))
-    margins = margin_matrix(src, tgt, k=k, margin="ratio")
+    margins = score_matrix(src, tgt, "ratio", k=k)
     best = margins.argmax(axis=1)
     rows = np.arange(len(src))
     return Alignment(best, cosine_matrix(src, tgt)[rows, best], margins[rows, best])

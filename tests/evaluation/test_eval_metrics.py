@@ -2,23 +2,14 @@
 import numpy as np
 import pytest
 
-from xlingua.evaluation.bucc import at_threshold, cross_validated, mine_candidates, ranked
+from xlingua.evaluation.bucc import mine_rows
 from xlingua.evaluation.classify import cv_accuracy
 from xlingua.evaluation.eigen import eigen_similarity, laplacian_spectrum, sampled_eigen_similarity
 from xlingua.evaluation.retrieval import precision_at_1
 from xlingua.evaluation.sts import correlations, pair_cosines
-from xlingua.evaluation.tatoeba import XTREME36, retrieval_accuracy, score_matrices, subset_langs
+from xlingua.evaluation.tatoeba import XTREME36, score_matrices, subset_langs
 from xlingua.evaluation.xnli import pair_features
-from xlingua.mining.calibrate import best_threshold
-
-
-def test_retrieval_accuracy_both_directions():
-    s = np.array([[0.9, 0.1, 0.0],
-                  [0.8, 0.7, 0.0],   # row 1 prefers column 0: wrong
-                  [0.0, 0.1, 0.5]])
-    fwd, bwd = retrieval_accuracy(s)
-    assert fwd == pytest.approx(200 / 3)   # rows 0 and 2 right
-    assert bwd == pytest.approx(100.0)     # column argmaxes 0, 1, 2
+from xlingua.similarity import retrieval_accuracy
 
 
 def test_margin_flips_the_top1_of_a_hub():
@@ -62,44 +53,24 @@ def test_pair_cosines():
     assert np.allclose(pair_cosines(a, b), [0.0, 1.0])
 
 
-def test_bucc_best_threshold_f1_known():
-    # candidates by score: right, wrong, right, wrong; 3 gold pairs (one never proposed).
-    # Cut after 3: P = 2/3, R = 2/3 -> F1 = 2/3, the best (after 1: 0.5, 2: 0.4, 4: 0.571).
-    cands = {(0, 0): 0.9, (1, 5): 0.8, (2, 2): 0.7, (3, 9): 0.6}
-    gold = {(0, 0), (2, 2), (4, 4)}
-    best = best_threshold(*ranked(cands, gold), len(gold))
-    assert best["f1"] == pytest.approx(2 / 3)
-    assert best["threshold"] == pytest.approx(0.7)
-    assert at_threshold(cands, gold, 0.85) == {"precision": 1.0, "recall": 1 / 3, "f1": 0.5,
-                                               "predicted": 1, "correct": 1, "gold": 3}
-
-
-def test_bucc_cross_validated_threshold_is_chosen_on_the_other_fold():
-    # fold = row parity. Odd fold: gold (1,1) at 0.9, a wrong (3,7) at 0.5 -> threshold 0.9.
-    # Even fold: gold (0,0) at 0.95, gold (2,2) at 0.6, wrong (4,8) at 0.7.
-    cands = {(1, 1): 0.9, (3, 7): 0.5, (0, 0): 0.95, (2, 2): 0.6, (4, 8): 0.7}
-    gold = {(1, 1), (0, 0), (2, 2)}
-    odd_cal, even_cal = cross_validated(cands, gold, lambda i: i % 2)
-    # threshold 0.9 on the even fold keeps only (0,0): P 1, R 1/2
-    assert odd_cal["threshold"] == pytest.approx(0.9)
-    assert odd_cal["f1"] == pytest.approx(2 / 3)
-    # even fold's best: cut at 0.95 (F1 .667) vs 0.6 (P 2/3, R 1, F1 .8) -> 0.6; odd fold at 0.6: (1,1) only
-    assert even_cal["threshold"] == pytest.approx(0.6)
-    assert even_cal["f1"] == pytest.approx(1.0)
-
-
-def test_mine_candidates_modes():
-    # x0 <-> y0 mutual; x1's best is y0 too (but y0's best is x0); y1 is nobody's best.
+def test_bucc_modes_one_meaning_each():
+    # x0 <-> y0 mutual; x1's best is y0 too (but y0's best is x0); y1's best is x1.
     x = np.array([[1.0, 0.0], [0.8, 0.6]])
     y = np.array([[1.0, 0.05], [0.0, 1.0]])
-    fwd = mine_candidates(x, y, "forward", k=1, n_cand=2, margin="absolute")
-    assert set(fwd) == {(0, 0), (1, 0)}
-    bwd = mine_candidates(x, y, "backward", k=1, n_cand=2, margin="absolute")
-    assert set(bwd) == {(0, 0), (1, 1)}
-    assert set(mine_candidates(x, y, "intersect", k=1, n_cand=2, margin="absolute")) == {(0, 0)}
-    assert set(mine_candidates(x, y, "max", k=1, n_cand=2, margin="absolute")) == {(0, 0), (1, 0), (1, 1)}
+
+    def pairs(mode):
+        s, a, b = mine_rows(x, y, k=2, margin="absolute", mode=mode)
+        assert list(s) == sorted(s, reverse=True)
+        return list(zip(a.tolist(), b.tolist()))
+
+    assert pairs("forward") == [(0, 0), (1, 0)]
+    assert pairs("backward") == [(0, 0), (1, 1)]
+    assert pairs("intersect") == [(0, 0)]
+    assert pairs("union") == [(0, 0), (1, 0), (1, 1)]
+    # LASER's max: greedy one-to-one by score, so (1, 0) loses y0 to the better (0, 0)
+    assert pairs("max") == [(0, 0), (1, 1)]
     with pytest.raises(ValueError, match="unknown mode"):
-        mine_candidates(x, y, "both")
+        mine_rows(x, y, mode="both")
 
 
 def test_precision_at_1_with_sampled_distractors():

@@ -111,7 +111,7 @@ def test_full_disk_while_writing_leaves_no_output(tmp_path, monkeypatch):
 
 
 def test_bad_settings():
-    with pytest.raises(ValueError, match="unknown margin"):
+    with pytest.raises(ValueError, match="unknown score"):
         MineConfig("en", "de", margin="cosine").validate()
     with pytest.raises(ValueError, match="unknown mode"):
         MineConfig("en", "de", mode="best").validate()

@@ -6,7 +6,7 @@ from mining_toy import toy_corpus, write_lines
 
 from xlingua.mining import MineConfig, load_summary, mine
 from xlingua.mining.toy import CharNgramEncoder
-from xlingua.similarity import inbatch_normalize, margin_matrix
+from xlingua.similarity import score_matrix
 from xlingua.similarity.cosine import cosine_matrix, normalize_rows
 
 ENC = CharNgramEncoder(dim=256)
@@ -64,12 +64,7 @@ def test_scores_from_knn_equal_dense_similarity_functions(tmp_path, toy, margin)
          tmp_path / "wd", encoder=ENC, show_progress=False)
     x = normalize_rows(ENC.encode(src).astype(np.float16))
     y = normalize_rows(ENC.encode(tgt).astype(np.float16))
-    if margin in ("ratio", "distance", "absolute"):
-        dense = margin_matrix(x, y, k=4, margin=margin)
-    elif margin == "csls":
-        dense = 2 * margin_matrix(x, y, k=4, margin="distance")
-    else:
-        dense = inbatch_normalize(cosine_matrix(x, y), alpha=0.5, global_term=False)
+    dense = score_matrix(x, y, margin, k=4, alpha=0.5)
     # forward mode keeps each source's best of its 4 nearest neighbours by cosine
     cos = cosine_matrix(x, y)
     nn = np.argsort(-cos, axis=1, kind="stable")[:, :4]

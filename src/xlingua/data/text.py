@@ -193,6 +193,23 @@ def count_pairs(paths: list[str], errors: str = "strict", max_chars: int | None 
     return sum(1 for _ in read_pairs(paths, errors=errors, max_chars=max_chars))
 
 
+def read_gold(path) -> set[tuple[str, str]]:
+    """Gold pairs `src-id<TAB>tgt-id`, one a line (ids, or 1-based line numbers when the
+    corpora have no ids)."""
+    pairs = set()
+    with open(path, encoding="utf-8") as f:
+        for no, line in enumerate(f.read().splitlines(), 1):
+            if not line.strip():
+                continue
+            parts = line.split("\t")
+            if len(parts) != 2:
+                raise InputError(f"{path}:{no}: expected src-id<TAB>tgt-id")
+            pairs.add((parts[0].strip(), parts[1].strip()))
+    if not pairs:
+        raise InputError(f"{path}: no gold pairs")
+    return pairs
+
+
 __all__ = ["DEFAULT_MAX_CHARS", "ERRORS", "InputError", "Line", "check_readable", "count_lines",
-           "count_pairs", "open_binary", "read_lines", "read_pairs", "spool_stdin"]
+           "count_pairs", "open_binary", "read_gold", "read_lines", "read_pairs", "spool_stdin"]
 

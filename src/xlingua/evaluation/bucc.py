@@ -1,6 +1,9 @@
-"""BUCC 2018 bitext mining (Zweigenbaum et al. 2018) as LASER and XTREME run it: each
-sentence's best candidate by margin score (ratio margin over k=4 neighbours, Artetxe & Schwenk
-2019) among its nearest neighbours, then a score threshold; precision, recall and F1 x100.
+"""BUCC 2018 bitext mining (Zweigenbaum et al. 2018) as LASER and XTREME run it: every
+sentence's k nearest neighbours on the other side are its candidates, each keeps its best by
+margin score (ratio margin over k=4 neighbours, Artetxe & Schwenk 2019), the selection mode
+picks the pairs, then a score threshold; precision, recall and F1 x100. Scoring and selection
+are similarity.bitext / similarity.select, the same code `xlingua mine` runs, so the same k,
+margin and mode give the same pairs.
 
 The shared data holds only BUCC's 'sample' split (the gold of the official test is not public),
 so the threshold is cross-validated on it: source sentences are split by the parity of their
@@ -15,72 +18,29 @@ from xlingua.data.benchmarks import read_bucc
 from xlingua.evaluation.base import EvalContext, Task, TaskResult, mean
 from xlingua.evaluation.registry import register
 from xlingua.index.search import flat_index, search
-from xlingua.mining.calibrate import best_threshold, prf
-from xlingua.similarity import apply_margin, normalize_rows
+from xlingua.similarity.bitext import batch_stat, both_directions, mean_row
+from xlingua.similarity.calibrate import best_threshold, two_fold
+from xlingua.similarity.cosine import normalize_rows
+from xlingua.similarity.margin import check_score
+from xlingua.similarity.select import MODES, select_pairs
 
-MODES = ("forward", "backward", "intersect", "max")
 
-
-def best_candidates(x: np.ndarray, y: np.ndarray, k: int = 4, n_cand: int = 16, margin: str = "ratio"):
-    """For each row of x, its best row of y by margin among its `n_cand` cosine neighbours.
-    Returns (scores, y indices). The margin's neighbourhood means use k neighbours both ways."""
+def mine_rows(x: np.ndarray, y: np.ndarray, k: int = 4, margin: str = "ratio", mode: str = "max",
+              alpha: float = 0.5) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(scores, rows of x, rows of y) of the pairs `mode` selects, by descending score, from
+    exact k-nearest-neighbour lists both ways (no threshold)."""
+    check_score(margin)
     x, y = normalize_rows(x), normalize_rows(y)
-    cos_xy, nn_xy = search(flat_index([y]), x, max(k, n_cand))
-    cos_yx, _ = search(flat_index([x]), y, k)
-    x_mean = cos_xy[:, :k].mean(axis=1)
-    y_mean = cos_yx.mean(axis=1)
-    s = apply_margin(cos_xy, x_mean[:, None], y_mean[nn_xy], margin)
-    best = s.argmax(axis=1)
-    rows = np.arange(len(x))
-    return s[rows, best], nn_xy[rows, best]
+    fwd = search(flat_index([y]), x, k)
+    bwd = search(flat_index([x]), y, k)
+    stats = None
+    if margin == "inbatch":
+        stats = (batch_stat(x, mean_row([y])), batch_stat(y, mean_row([x])))
+    return select_pairs(both_directions(fwd, bwd, k, margin, alpha, stats), mode)
 
 
-def mine_candidates(x, y, mode: str = "forward", **kw) -> dict[tuple[int, int], float]:
-    """Candidate pairs (row of x, row of y) -> score for one mining mode."""
-    if mode not in MODES:
-        raise ValueError(f"unknown mode {mode!r}; choose from {MODES}")
-    fwd, bwd = {}, {}
-    if mode != "backward":
-        s, j = best_candidates(x, y, **kw)
-        fwd = {(i, int(jj)): float(v) for i, (jj, v) in enumerate(zip(j, s))}
-    if mode != "forward":
-        s, i = best_candidates(y, x, **kw)
-        bwd = {(int(ii), j): float(v) for j, (ii, v) in enumerate(zip(i, s))}
-    if mode == "forward":
-        return fwd
-    if mode == "backward":
-        return bwd
-    if mode == "intersect":
-        return {p: v for p, v in fwd.items() if p in bwd}
-    out = dict(bwd)
-    for p, v in fwd.items():
-        out[p] = max(v, out.get(p, v))
-    return out
-
-
-def ranked(cands: dict, gold: set) -> tuple[np.ndarray, np.ndarray]:
-    """Candidate scores in descending order and whether each is a gold pair."""
-    items = sorted(cands.items(), key=lambda kv: -kv[1])
-    return (np.array([v for _, v in items], dtype=np.float64),
-            np.array([p in gold for p, _ in items], dtype=bool))
-
-
-def at_threshold(cands: dict, gold: set, threshold: float) -> dict:
-    chosen = [p for p, v in cands.items() if v >= threshold]
-    return prf(len(chosen), sum(p in gold for p in chosen), len(gold))
-
-
-def cross_validated(cands: dict, gold: set, fold_of) -> list[dict]:
-    """Two folds: threshold F1-best on one, P/R/F1 measured on the other."""
-    out = []
-    for calib, test in ((1, 0), (0, 1)):
-        c_cands = {p: v for p, v in cands.items() if fold_of(p[0]) == calib}
-        c_gold = {p for p in gold if fold_of(p[0]) == calib}
-        t_cands = {p: v for p, v in cands.items() if fold_of(p[0]) == test}
-        t_gold = {p for p in gold if fold_of(p[0]) == test}
-        th = best_threshold(*ranked(c_cands, c_gold), len(c_gold))["threshold"]
-        out.append({"threshold": th, **at_threshold(t_cands, t_gold, th if th is not None else np.inf)})
-    return out
+def gold_flags(a: np.ndarray, b: np.ndarray, gold: set[tuple[int, int]]) -> np.ndarray:
+    return np.fromiter(((i, j) in gold for i, j in zip(a.tolist(), b.tolist())), dtype=bool, count=len(a))
 
 
 @register
@@ -88,7 +48,7 @@ class Bucc(Task):
     name = "bucc"
     description = "BUCC 2018 zh-en mining (sample split): margin scores, P/R/F1, threshold cross-validated"
     data = "bucc2018/zh-en.dev.{zh,en,gold}"
-    default_options = {"subset": "zh", "k": 4, "margin": "ratio", "mode": "forward", "candidates": 16}
+    default_options = {"subset": "zh", "k": 4, "margin": "ratio", "mode": "forward"}
 
     def evaluate(self, ctx: EvalContext) -> TaskResult:
         opt = self.options(ctx)
@@ -110,11 +70,12 @@ class Bucc(Task):
             x = ctx.embed([data.src[i] for i in src_ids], lang)
             y = ctx.embed([data.tgt[i] for i in tgt_ids], "en")
             parity = np.array([int(i.rsplit("-", 1)[-1]) % 2 for i in src_ids])
+            gold_per_fold = tuple(sum(1 for a, _ in gold if parity[a] == f) for f in (0, 1))
             for mode in MODES:
-                cands = mine_candidates(x, y, mode, k=int(opt["k"]), n_cand=int(opt["candidates"]),
-                                        margin=str(opt["margin"]))
-                best = best_threshold(*ranked(cands, gold), len(gold))
-                folds = cross_validated(cands, gold, lambda i: parity[i])
+                s, a, b = mine_rows(x, y, int(opt["k"]), str(opt["margin"]), mode)
+                correct = gold_flags(a, b, gold)
+                best = best_threshold(s, correct, len(gold))
+                folds = two_fold(s, correct, parity[a], gold_per_fold)
                 res.rows[f"{lang}-en {mode}"] = {
                     "f1 best": best["f1"] * 100, "p best": best["precision"] * 100,
                     "r best": best["recall"] * 100, "threshold best": best["threshold"],

@@ -8,7 +8,7 @@ import numpy as np
 from xlingua.data.benchmarks import read_tatoeba, tatoeba_langs
 from xlingua.evaluation.base import EvalContext, Task, TaskResult, mean
 from xlingua.evaluation.registry import register
-from xlingua.similarity import cosine_matrix, inbatch_normalize, margin_matrix
+from xlingua.similarity import cosine_matrix, retrieval_accuracy, score_matrix
 
 # XTREME's 36 Tatoeba languages (Hu et al. 2020, Table 1), in LASER's ISO 639-3 file codes.
 XTREME36 = ("afr", "ara", "ben", "bul", "cmn", "deu", "ell", "est", "eus", "fin", "fra", "heb",
@@ -18,23 +18,13 @@ XTREME36 = ("afr", "ara", "ben", "bul", "cmn", "deu", "ell", "est", "eus", "fin"
 METHODS = ("cosine", "margin", "inbatch")
 
 
-def retrieval_accuracy(scores: np.ndarray) -> tuple[float, float]:
-    """(row->column, column->row) top-1 accuracy x100 of a square score matrix whose
-    diagonal holds the true pairs. Ties go to the lowest index."""
-    n = len(scores)
-    truth = np.arange(n)
-    fwd = float(np.mean(scores.argmax(axis=1) == truth)) * 100
-    bwd = float(np.mean(scores.argmax(axis=0) == truth)) * 100
-    return fwd, bwd
-
-
 def score_matrices(x: np.ndarray, y: np.ndarray, k: int = 4, alpha: float = 0.5) -> dict[str, np.ndarray]:
     """The three retrieval scorings: cosine, ratio margin over k neighbours (Artetxe & Schwenk
     2019), in-batch normalization (OneAligner, Niu et al. 2022) with weight alpha."""
     cos = cosine_matrix(x, y)
     return {"cosine": cos,
-            "margin": margin_matrix(x, y, k=k, margin="ratio"),
-            "inbatch": inbatch_normalize(cos, alpha=alpha, global_term=False)}
+            "margin": score_matrix(x, y, "ratio", k=k),
+            "inbatch": score_matrix(x, y, "inbatch", alpha=alpha)}
 
 
 def subset_langs(subset: str, present: list[str]) -> tuple[list[str], list[str]]:

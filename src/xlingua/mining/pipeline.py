@@ -12,18 +12,20 @@ from pathlib import Path
 
 import numpy as np
 
+from xlingua.data.text import read_gold
 from xlingua.encoders.base import Encoder
 from xlingua.mining.cache import peak_memory_mb, save_json
-from xlingua.mining.calibrate import best_threshold, read_gold
 from xlingua.mining.corpus import ShardedCorpus, ShardStep, shard_config
 from xlingua.mining.embed import (ConcatConfig, ConcatStep, EmbedConfig, EmbedStep,
                                   resolve_encoder)
 from xlingua.mining.knn import IndexConfig, IndexStep, KnnConfig, KnnStep
 from xlingua.mining.langs import normalize_lang
 from xlingua.mining.runner import Runner
-from xlingua.mining.score import SCORES, ScoreConfig, ScoreStep
-from xlingua.mining.select import MODES, apply_threshold, select_pairs
+from xlingua.mining.score import ScoreConfig, ScoreStep
 from xlingua.mining.write import write_pairs
+from xlingua.similarity.calibrate import best_threshold
+from xlingua.similarity.margin import check_score
+from xlingua.similarity.select import MODES, apply_threshold, select_pairs
 
 
 @dataclasses.dataclass
@@ -47,8 +49,7 @@ class MineConfig:
     def validate(self) -> None:
         self.src_lang = normalize_lang(self.src_lang)
         self.tgt_lang = normalize_lang(self.tgt_lang)
-        if self.margin not in SCORES:
-            raise ValueError(f"unknown margin {self.margin!r}; choose one of {SCORES}")
+        check_score(self.margin)
         if self.mode not in MODES:
             raise ValueError(f"unknown mode {self.mode!r}; choose one of {MODES}")
         if self.k < 1:

@@ -1,10 +1,15 @@
-"""Similarity functions between sentence embeddings: cosine, margin, CSLS, in-batch
-normalization (OneAligner). BERTScore and WMD over token embeddings live beside them."""
+"""Every similarity, scoring and selection rule, once: cosine; bitext scores (ratio / distance
+margin, CSLS, in-batch, plain cosine) dense or from neighbour lists; LASER's selection modes;
+threshold calibration; retrieval accuracy. BERTScore and WMD over token embeddings live beside
+them."""
+from xlingua.similarity.bitext import both_directions, knn_stat
 from xlingua.similarity.cosine import cosine_matrix, normalize_rows, paired_cosine
-from xlingua.similarity.csls import csls_matrix
 from xlingua.similarity.inbatch import inbatch_normalize
-from xlingua.similarity.margin import (MARGINS, apply_margin, knn_mean, margin_matrix, pair_margin,
-                                       side_knn_means)
+from xlingua.similarity.margin import (SCORES, check_score, knn_mean, pair_margin, pair_scores,
+                                       score_matrix, side_knn_means)
+from xlingua.similarity.retrieval import retrieval_accuracy
+from xlingua.similarity.select import MODES, select_pairs
 
-__all__ = ["cosine_matrix", "normalize_rows", "paired_cosine", "csls_matrix", "inbatch_normalize",
-           "MARGINS", "apply_margin", "knn_mean", "margin_matrix", "pair_margin", "side_knn_means"]
+__all__ = ["both_directions", "knn_stat", "cosine_matrix", "normalize_rows", "paired_cosine",
+           "inbatch_normalize", "SCORES", "check_score", "knn_mean", "pair_margin", "pair_scores",
+           "score_matrix", "side_knn_means", "retrieval_accuracy", "MODES", "select_pairs"]

@@ -3,35 +3,23 @@ l10n dev pairs and/or a Tatoeba subset, with cosine or margin scoring. Small and
 can run every few hundred steps; the full benchmarks are `xlingua eval`'s job."""
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 
-from xlingua.paths import benchmarks_dir
-from xlingua.similarity.cosine import cosine_matrix
-from xlingua.similarity.margin import margin_matrix
+from xlingua.data.benchmarks import read_tatoeba
+from xlingua.similarity import retrieval_accuracy, score_matrix
 from xlingua.training.config import EvalConfig
 from xlingua.training.data import l10n_path, read_pairs
 
 
-def retrieval_accuracy(x: np.ndarray, y: np.ndarray, margin: str | None = None, k: int = 4) -> float:
-    """Mean of x->y and y->x top-1 accuracy where row i of x translates row i of y."""
-    sim = cosine_matrix(x, y) if margin is None else margin_matrix(x, y, k=k, margin=margin)
-    gold = np.arange(len(x))
-    return float(((sim.argmax(1) == gold).mean() + (sim.argmax(0) == gold).mean()) / 2)
+def dev_accuracy(x: np.ndarray, y: np.ndarray, margin: str | None = None, k: int = 4) -> float:
+    """Mean of x->y and y->x top-1 accuracy x100 where row i of x translates row i of y;
+    cosine, or the score named by `margin` (similarity.SCORES)."""
+    return float(np.mean(retrieval_accuracy(score_matrix(x, y, margin or "absolute", k=k))))
 
 
-def read_tatoeba(lang: str, limit: int | None = None, data_dir=None) -> list[tuple[str, str]]:
+def tatoeba_pairs(lang: str, limit: int | None = None) -> list[tuple[str, str]]:
     """Tatoeba test pairs (xxx, eng) for a 3-letter LASER code, e.g. deu."""
-    root = benchmarks_dir(data_dir) / "tatoeba"
-    src, eng = root / f"tatoeba.{lang}-eng.{lang}", root / f"tatoeba.{lang}-eng.eng"
-    if not src.exists():
-        raise FileNotFoundError(f"Tatoeba file not found: {src}")
-    a = src.read_text(encoding="utf-8").splitlines()
-    b = eng.read_text(encoding="utf-8").splitlines()
-    if len(a) != len(b):
-        raise ValueError(f"{src} has {len(a)} lines but {eng} has {len(b)}")
-    return list(zip(a, b))[:limit]
+    return list(zip(*read_tatoeba(lang)))[:limit]
 
 
 class DevEvaluator:
@@ -42,7 +30,7 @@ class DevEvaluator:
         for lang in config.l10n_langs:
             self.sets[f"l10n_{lang}"] = read_pairs(l10n_path(lang, "dev"), config.limit)
         for lang in config.tatoeba_langs:
-            self.sets[f"tatoeba_{lang}"] = read_tatoeba(lang, config.limit)
+            self.sets[f"tatoeba_{lang}"] = tatoeba_pairs(lang, config.limit)
         if config.general_langs:
             from xlingua.data.general import read_general
 
@@ -58,7 +46,7 @@ class DevEvaluator:
         for name, pairs in self.sets.items():
             x = model.encode([p[0] for p in pairs]).numpy()
             y = model.encode([p[1] for p in pairs]).numpy()
-            metrics[name] = 100 * retrieval_accuracy(x, y, self.margin)
+            metrics[name] = dev_accuracy(x, y, self.margin)
         metrics["mean"] = float(np.mean(list(metrics.values())))
         return metrics
 

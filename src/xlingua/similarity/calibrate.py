@@ -1,26 +1,9 @@
 """Threshold calibration on a gold set, as BUCC does with its training split: the F1-best
-score threshold over the ranked candidates, with its precision and recall."""
+score threshold over the ranked candidates, with its precision and recall; and the same
+chosen on one fold of the gold and measured on the other."""
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
-
-
-def read_gold(path) -> set[tuple[str, str]]:
-    """Gold pairs `src-id<TAB>tgt-id`, one a line (ids, or 1-based line numbers when the
-    corpora have no ids)."""
-    pairs = set()
-    for no, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        parts = line.split("\t")
-        if len(parts) != 2:
-            raise ValueError(f"{path}:{no}: expected src-id<TAB>tgt-id")
-        pairs.add((parts[0].strip(), parts[1].strip()))
-    if not pairs:
-        raise ValueError(f"{path}: no gold pairs")
-    return pairs
 
 
 def prf(n_pred: int, n_true: int, n_gold: int) -> dict:
@@ -45,5 +28,19 @@ def best_threshold(scores: np.ndarray, correct: np.ndarray, n_gold: int) -> dict
     return {"threshold": float(scores[best]), **prf(int(n[best]), int(tp[best]), n_gold)}
 
 
-def evaluate(pairs: list[tuple[str, str]], gold: set[tuple[str, str]]) -> dict:
-    return prf(len(pairs), sum(p in gold for p in pairs), len(gold))
+def at_threshold(scores: np.ndarray, correct: np.ndarray, n_gold: int, threshold: float | None) -> dict:
+    """P/R/F1 of the candidates scoring >= threshold (None: no candidate)."""
+    keep = np.asarray(scores) >= (np.inf if threshold is None else threshold)
+    return prf(int(keep.sum()), int(np.asarray(correct)[keep].sum()), n_gold)
+
+
+def two_fold(scores: np.ndarray, correct: np.ndarray, cand_fold: np.ndarray,
+             gold_per_fold: tuple[int, int]) -> list[dict]:
+    """Threshold F1-best on fold 1, P/R/F1 measured on fold 0, then the other way round.
+    `scores` sorted descending; `cand_fold` the fold (0/1) of each candidate."""
+    out = []
+    for calib, test in ((1, 0), (0, 1)):
+        c, t = cand_fold == calib, cand_fold == test
+        th = best_threshold(scores[c], correct[c], gold_per_fold[calib])["threshold"]
+        out.append({"threshold": th, **at_threshold(scores[t], correct[t], gold_per_fold[test], th)})
+    return out

@@ -1,11 +1,13 @@
-"""Step 6: choose the pairs (LASER's retrieval modes) and order them.
+"""Choose pairs from each sentence's best candidate (bitext.both_directions), LASER's
+retrieval modes, one meaning each, and order them.
 
   forward    each source sentence with its best target
   backward   each target sentence with its best source
   intersect  pairs that are each other's best in both directions
   max        LASER's default: all forward and backward candidates by descending score,
              greedily kept while neither sentence is used yet (a 1-1 alignment)
-  union      all forward and backward candidates (a pair found twice is kept once)
+  union      all forward and backward candidates (a pair found twice is kept once; its
+             score is the same both ways)
 
 Output order: score descending, then source row, then target row (deterministic)."""
 from __future__ import annotations
