@@ -72,8 +72,8 @@ class RetrievalDev:
         return cls(sets)
 
     def __call__(self, model) -> dict[str, float]:
-        from xlingua.training.evaluate import retrieval_accuracy
+        from xlingua.similarity import cosine_matrix, retrieval_accuracy
 
-        out = {lang: 100 * retrieval_accuracy(_meaning(model, a), _meaning(model, b))
+        out = {lang: float(np.mean(retrieval_accuracy(cosine_matrix(_meaning(model, a), _meaning(model, b)))))
                for lang, (a, b) in self.sets.items()}
         return {"mean": float(np.mean(list(out.values()))), **out}
