@@ -21,7 +21,7 @@ from sklearn.decomposition import PCA  # noqa: E402
 
 from xlingua.encoders.loading import load_encoder  # noqa: E402
 from xlingua.meaning.data import embed_cached, read_l10n  # noqa: E402
-from xlingua.meaning.model import MeaningModel  # noqa: E402
+from xlingua.encoders.meaning_mlp import MeaningModel  # noqa: E402
 
 
 def _cos(a, b):

@@ -8,7 +8,7 @@ import torch
 from xlingua.encoders import loading
 from xlingua.encoders.base import Encoder
 from xlingua.encoders.meaning import MeaningEncoder
-from xlingua.meaning.model import MeaningConfig, MeaningModel
+from xlingua.encoders.meaning_mlp import MeaningConfig, MeaningModel
 
 
 class HashEncoder(Encoder):

@@ -134,7 +134,7 @@ def test_train_from_corpus_adds_extra_pairs_and_hidden_width(tmp_path, monkeypat
     assert log["langs"] == ["de", "en", "fr"]
     saved = json.loads((tmp_path / "out" / "train_log.json").read_text())
     assert saved["data"]["extra"] == ["xnli-dev"]
-    from xlingua.meaning.model import MeaningModel
+    from xlingua.encoders.meaning_mlp import MeaningModel
 
     model = MeaningModel.load(tmp_path / "out" / "model.pt")
     assert model.mlp_m[0].out_features == 12

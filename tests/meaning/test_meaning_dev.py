@@ -10,7 +10,7 @@ from scipy.stats import pearsonr
 
 from xlingua.meaning.data import read_general_pairs
 from xlingua.meaning.dev import QEDev, RetrievalDev
-from xlingua.meaning.model import MeaningConfig, MeaningModel
+from xlingua.encoders.meaning_mlp import MeaningConfig, MeaningModel
 from xlingua.meaning.trainer import TrainConfig, train_from_corpus
 from tests.meaning.test_meaning_data import HashEncoder
 

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 import torch
 
-from xlingua.meaning.model import MeaningModel
+from xlingua.encoders.meaning_mlp import MeaningModel
 from xlingua.meaning.trainer import TrainConfig, train_meaning
 
 

@@ -169,6 +169,23 @@ def read_stsb_multi_mt(lang: str, split: str = "dev", data_dir=None) -> ScoredPa
 
 # ---- quality estimation ----------------------------------------------------------------
 
+STS_GROUPS = ("sts17", "sts17_extended", "stsb", "stsb_multi_mt")
+
+
+def read_sts_group(group: str, data_dir=None) -> list[ScoredPairs]:
+    """Every set of an STS group: STS 2017 tracks, STS2017-extended pairs, STSb test,
+    stsb_multi_mt dev languages."""
+    if group == "sts17":
+        return [read_sts17(t, data_dir) for t in sts17_tracks(data_dir)]
+    if group == "sts17_extended":
+        return [read_sts17_extended(p, data_dir) for p in sts17_extended_pairs(data_dir)]
+    if group == "stsb":
+        return [read_stsb("test", data_dir)]
+    if group == "stsb_multi_mt":
+        return [read_stsb_multi_mt(l, "dev", data_dir) for l in stsb_multi_mt_langs(data_dir)]
+    raise ValueError(f"unknown STS set {group!r}; choose from {STS_GROUPS}")
+
+
 MLQE_PAIRS = ("en-de", "en-zh", "et-en", "ne-en", "ro-en", "si-en")
 # train: 7,000 rows a pair, for supervised QE; dev: 1,000, for choosing models and settings;
 # test20: 1,000, the WMT20 test set, reported once for a chosen model.
@@ -356,3 +373,16 @@ def read_xnli_split(lang: str, split: str = "test", data_dir=None):
                                        f"label in {sorted(LABEL_IDS)}, got {line[:80]!r}")
         pairs.append(NLIPair(cols[0], cols[1], LABEL_IDS[cols[2]]))
     return pairs
+
+
+def evaluation_sentences(data_dir=None) -> set[str]:
+    """Every sentence of the sets meaning embeddings are evaluated or chosen on (STS 2017,
+    STS2017-extended, WMT20 QE test20 and dev), lower-cased and stripped: training data must
+    not contain them."""
+    root = benchmarks_dir(data_dir)
+    # a set absent here cannot be evaluated on here either
+    sets = [d for group in ("sts17", "sts17_extended") if (root / group).is_dir()
+            for d in read_sts_group(group, data_dir)]
+    sets += [read_mlqe(p, split, data_dir) for p in MLQE_PAIRS if (root / "mlqe" / p).is_dir()
+             for split in ("test20", "dev")]
+    return {s.strip().lower() for d in sets for s in d.s1 + d.s2}

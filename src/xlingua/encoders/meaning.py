@@ -15,7 +15,7 @@ import torch
 
 from xlingua.encoders.base import Encoder
 from xlingua.encoders.cache import CachedEncoder
-from xlingua.meaning.model import MeaningModel
+from xlingua.encoders.meaning_mlp import MeaningModel
 
 
 class MeaningEncoder(Encoder):

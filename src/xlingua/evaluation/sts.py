@@ -11,7 +11,7 @@ from xlingua.evaluation.base import EvalContext, Task, TaskResult, mean
 from xlingua.evaluation.registry import register
 from xlingua.similarity import normalize_rows
 
-GROUPS = ("sts17", "sts17_extended", "stsb", "stsb_multi_mt")
+GROUPS = B.STS_GROUPS
 
 
 def pair_cosines(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -34,18 +34,6 @@ def score_pairs(ctx: EvalContext, pairs: B.ScoredPairs) -> dict[str, float]:
     return {**correlations(pair_cosines(a, b), pairs.score), "n": int(len(pairs))}
 
 
-def load_group(group: str, data_dir=None) -> list[B.ScoredPairs]:
-    if group == "sts17":
-        return [B.read_sts17(t, data_dir) for t in B.sts17_tracks(data_dir)]
-    if group == "sts17_extended":
-        return [B.read_sts17_extended(p, data_dir) for p in B.sts17_extended_pairs(data_dir)]
-    if group == "stsb":
-        return [B.read_stsb("test", data_dir)]
-    if group == "stsb_multi_mt":
-        return [B.read_stsb_multi_mt(l, "dev", data_dir) for l in B.stsb_multi_mt_langs(data_dir)]
-    raise ValueError(f"unknown STS set {group!r}; choose from {GROUPS}")
-
-
 @register
 class STS(Task):
     name = "sts"
@@ -58,7 +46,7 @@ class STS(Task):
         groups = GROUPS if opt["subset"] == "all" else tuple(g.strip() for g in str(opt["subset"]).split(","))
         res = TaskResult(self.name, config={"sets": list(groups), "similarity": "cosine"})
         for group in groups:
-            for pairs in ctx.track(load_group(group, ctx.data_dir), f"sts {group}"):
+            for pairs in ctx.track(B.read_sts_group(group, ctx.data_dir), f"sts {group}"):
                 res.rows[pairs.name] = score_pairs(ctx, pairs)
                 if pairs.note:
                     res.notes.append(f"{pairs.name}: {pairs.note}")

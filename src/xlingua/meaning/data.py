@@ -110,20 +110,6 @@ EXTRA_SOURCES = {"xnli-dev": read_xnli_dev_pairs, "stsb-mt-train": read_stsb_mt_
                  "multi30k-train": read_multi30k_train_pairs}
 
 
-def evaluation_sentences(data_dir=None) -> set[str]:
-    """Every sentence of the sets meaning embeddings are evaluated or chosen on (STS 2017,
-    STS2017-extended, WMT20 QE test20 and dev), lower-cased and stripped: training data must
-    not contain them."""
-    from xlingua.evaluation.sts import load_group
-
-    root = benchmarks.benchmarks_dir(data_dir)
-    # a set absent here cannot be evaluated on here either
-    sets = [d for group in ("sts17", "sts17_extended") if (root / group).is_dir() for d in load_group(group, data_dir)]
-    sets += [benchmarks.read_mlqe(p, split, data_dir) for p in benchmarks.MLQE_PAIRS if (root / "mlqe" / p).is_dir()
-             for split in ("test20", "dev")]
-    return {s.strip().lower() for d in sets for s in d.s1 + d.s2}
-
-
 def read_extra(names: list[str], data_dir=None) -> tuple[Pairs, int]:
     """Parallel pairs from other (non-test) sources by name (`xnli-dev`, `stsb-mt-train`,
     `multi30k-train`), optionally for some languages only (`xnli-dev:de+zh+hi`). Pairs with a
@@ -143,7 +129,7 @@ def read_extra(names: list[str], data_dir=None) -> tuple[Pairs, int]:
 
 def drop_evaluation_sentences(pairs: Pairs, data_dir=None) -> tuple[Pairs, int]:
     """`pairs` without those that have a side in `evaluation_sentences`; (kept, number dropped)."""
-    held = evaluation_sentences(data_dir)
+    held = benchmarks.evaluation_sentences(data_dir)
     keep = [i for i, (s, t) in enumerate(zip(pairs.src, pairs.tgt))
             if s.strip().lower() not in held and t.strip().lower() not in held]
     kept = Pairs([pairs.src[i] for i in keep], [pairs.tgt[i] for i in keep], [pairs.langs[i] for i in keep])

@@ -20,7 +20,7 @@ import numpy as np
 import torch
 
 from xlingua.meaning.losses import LanguageLoss, MeaningLoss, ReconstructionLoss
-from xlingua.meaning.model import MeaningConfig, MeaningModel
+from xlingua.encoders.meaning_mlp import MeaningConfig, MeaningModel
 
 
 @dataclass

@@ -126,7 +126,7 @@ def stsb_examples(langs: list[str], cross: bool, seed: int = 0) -> list[tuple[st
     """(s1, s2, score) from stsb_multi_mt train in each language; with `cross`, each pair once
     more with s2 taken from another language. Pairs holding an evaluation sentence are dropped."""
     from xlingua.data.benchmarks import read_stsb_multi_mt
-    from xlingua.meaning.data import evaluation_sentences
+    from xlingua.data.benchmarks import evaluation_sentences
 
     sets = {lang: read_stsb_multi_mt(lang, "train") for lang in langs}
     n = {len(s) for s in sets.values()}
