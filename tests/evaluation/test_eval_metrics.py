@@ -2,13 +2,13 @@
 import numpy as np
 import pytest
 
-from xlingua.evaluation.bucc import mine_rows
-from xlingua.evaluation.classify import cv_accuracy
-from xlingua.evaluation.eigen import eigen_similarity, laplacian_spectrum, sampled_eigen_similarity
-from xlingua.evaluation.retrieval import precision_at_1
-from xlingua.evaluation.sts import correlations, pair_cosines
-from xlingua.evaluation.tatoeba import XTREME36, score_matrices, subset_langs
-from xlingua.evaluation.xnli import pair_features
+from xlingua.evaluation.tasks.bucc import mine_rows
+from xlingua.evaluation.tasks.classify import cv_accuracy
+from xlingua.evaluation.tasks.eigen import eigen_similarity, laplacian_spectrum, sampled_eigen_similarity
+from xlingua.evaluation.tasks.retrieval import precision_at_1
+from xlingua.evaluation.tasks.sts import correlations, pair_cosines
+from xlingua.evaluation.tasks.tatoeba import XTREME36, score_matrices, subset_langs
+from xlingua.evaluation.tasks.xnli import pair_features
 from xlingua.similarity import retrieval_accuracy
 
 

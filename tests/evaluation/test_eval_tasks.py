@@ -11,6 +11,7 @@ from xlingua.cli import app
 from xlingua.encoders.cache import CachedEncoder
 from xlingua.evaluation import report, runner
 from xlingua.evaluation.registry import get_task, task_names
+from xlingua.mining.toy import CharNgramEncoder
 
 
 def _write(path, lines):
@@ -119,10 +120,34 @@ def test_reference_figures_are_well_formed_and_shown():
 
 
 def test_registry_lists_every_task_with_metadata():
-    assert task_names() == ["tatoeba", "bucc", "sts", "qe", "retrieval", "xnli", "classify", "eigen", "plot"]
+    assert task_names() == ["bucc", "classify", "eigen", "plot", "qe", "retrieval", "sts", "tatoeba", "xnli"]
     for name in task_names():
         t = get_task(name)
         assert t.name == name and t.description and t.data
+
+
+def test_a_new_task_needs_only_its_own_file(monkeypatch):
+    from xlingua.evaluation import registry
+    from xlingua.evaluation.base import Task, TaskResult
+
+    monkeypatch.setattr(registry, "_TASKS", dict(registry._TASKS))
+
+    @registry.register
+    class Echo(Task):
+        name, description, data = "echo", "returns its option", "-"
+        default_options = {"value": 1.0}
+
+        def evaluate(self, ctx):
+            return TaskResult(self.name, summary={"value": self.options(ctx)["value"]})
+
+    assert "echo" in task_names()
+    res = runner.run(CharNgramEncoder(dim=8), ["echo"], options=["value=2.5"], show_progress=False,
+                     echo=lambda *_: None)
+    assert res["tasks"]["echo"]["summary"] == {"value": 2.5}
+    with pytest.raises(ValueError, match="two tasks named 'echo'"):
+        @registry.register
+        class Other(Task):
+            name = "echo"
 
 
 def test_cli_list_and_compare(tmp_path):

@@ -8,7 +8,7 @@ from scipy.stats import pearsonr
 from xlingua.data.benchmarks import MLQE_PAIRS, read_mlqe
 from xlingua.evaluation.base import EvalContext, Task, TaskResult, mean
 from xlingua.evaluation.registry import register
-from xlingua.evaluation.sts import pair_cosines
+from xlingua.evaluation.tasks.sts import pair_cosines
 
 
 @register

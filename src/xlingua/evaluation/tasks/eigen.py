@@ -17,7 +17,7 @@ import numpy as np
 from xlingua.data.benchmarks import read_tatoeba, tatoeba_langs
 from xlingua.evaluation.base import EvalContext, Task, TaskResult, mean
 from xlingua.evaluation.registry import register
-from xlingua.evaluation.tatoeba import subset_langs
+from xlingua.evaluation.tasks.tatoeba import subset_langs
 from xlingua.similarity import cosine_matrix
 
 
