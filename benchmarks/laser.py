@@ -2,7 +2,7 @@
 of the same families (and optionally BUCC zh-en F1), for one or more encoders, through the
 evaluation package's `tatoeba` and `bucc` tasks.
 
-    .venv/bin/python benchmarks/laser.py --model laser:/work/runs/laser/L1 --model laser:/work/runs/laser/L3 --limit 200
+    .venv/bin/python benchmarks/laser.py --model laser:runs/laser/L1 --model laser:runs/laser/L3 --limit 200
 
 Tatoeba (Artetxe & Schwenk 2019): cosine nearest neighbour in both directions; a language's
 accuracy is the mean of xx->en and en->xx (LASER reports 100 - this as error). "seen" are the

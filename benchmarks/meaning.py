@@ -2,8 +2,8 @@
 Tables 2, 4, 5), through the evaluation package's `qe` and `sts` tasks.
 
     .venv/bin/python benchmarks/meaning.py --base bundled \
-        --model full=/work/runs/meaning/bundled --model no_LM=/work/runs/meaning/bundled_noLM \
-        --out /work/runs/meaning/results_bundled.json
+        --model full=runs/meaning/bundled --model no_LM=runs/meaning/bundled_noLM \
+        --out runs/meaning/results_bundled.json
 
 QE: Pearson of cos(original, translation) with z_mean on each of the 6 pairs (no QE training).
 STS: Pearson x100 on STS2017-extended (monolingual ar-ar, en-en, es-es; cross-lingual en-ar,

@@ -1,6 +1,6 @@
 """PCA of original, meaning and language embeddings for one language pair (the paper's Fig. 5).
 
-    .venv/bin/python benchmarks/meaning_pca.py --base bundled --model /work/runs/meaning/bundled \
+    .venv/bin/python benchmarks/meaning_pca.py --base bundled --model runs/meaning/bundled \
         --lang de --pairs 100 --png docs/img/meaning_pca_de_en.png
 
 Pairs come from the l10n dev file (not seen in training). Each panel: the 2-D PCA of one kind

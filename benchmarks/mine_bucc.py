@@ -32,8 +32,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--models", nargs="+", default=["bundled", "use"])
     ap.add_argument("--data", default=None, help="benchmarks dir (default ../shared/benchmarks)")
-    ap.add_argument("--workdir", default="/work/runs/mine/work")
-    ap.add_argument("--out", default="/work/runs/mine/bucc")
+    ap.add_argument("--workdir", default="runs/mine/work")
+    ap.add_argument("--out", default="runs/mine/bucc")
     ap.add_argument("--only", nargs="+", help="run only these groups (margin mode k index)")
     ap.add_argument("--ivf", help="approximate index for the index group (default: the size-based "
                                   "OPQ64,IVFn,PQ64)")

@@ -18,7 +18,7 @@ Vectors, two ways:
 
   .venv/bin/python benchmarks/mine_large.py --n 5000 --vectors real --model use
   .venv/bin/python benchmarks/mine_large.py --n 200000 --vectors synthetic --indexes IVF1024,PQ64 \
-      --fit-from /work/runs/mine/large/real_5000/pairs_Flat.tsv.gz.summary.json
+      --fit-from runs/mine/large/real_5000/pairs_Flat.tsv.gz.summary.json
 """
 from __future__ import annotations
 
@@ -225,7 +225,7 @@ def main():
                          "FAISS factory string such as IVF1024,PQ64")
     ap.add_argument("--nprobe", type=int, default=128)
     ap.add_argument("--margin", default="ratio")
-    ap.add_argument("--out", default="/work/runs/mine/large")
+    ap.add_argument("--out", default="runs/mine/large")
     args = ap.parse_args()
 
     out = Path(args.out) / f"{args.vectors}_{args.n}"

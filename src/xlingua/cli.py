@@ -11,8 +11,8 @@ app = typer.Typer(
 bench_app = typer.Typer(no_args_is_help=True, help="Speed and quality benchmarks.")
 app.add_typer(bench_app, name="bench")
 
-from xlingua.laser.cli import laser_app  # noqa: E402  (issue 6)
-from xlingua.meaning.cli import meaning_app  # noqa: E402  (issue 6)
+from xlingua.laser.cli import laser_app  # noqa: E402
+from xlingua.meaning.cli import meaning_app  # noqa: E402
 
 app.add_typer(meaning_app, name="meaning")
 app.add_typer(laser_app, name="laser")
@@ -204,7 +204,7 @@ def train_command(
     model: str = typer.Option(None, "--model", "-m", help="Override the recipe's start model (bundled:torch or a model dir)."),
     max_steps: int = typer.Option(None, "--max-steps", help="Override the recipe's max_steps."),
 ):
-    """Fine-tune a sentence encoder with mUSE / DuEAM / OneAligner objectives (issue 5).
+    """Fine-tune a sentence encoder with mUSE / DuEAM / OneAligner objectives.
     Under `torchrun --nproc_per_node N` the batch is spread over N processes."""
     from xlingua.training import load_config, train
 
