@@ -146,3 +146,16 @@ def test_cli_scores_with_a_model_dir_and_fails_in_one_line(tmp_path, tiny_model)
     assert run.exit_code == 2
     assert run.output.strip().splitlines() == [f"error: {bad}:2: invalid UTF-8 at byte 0 of the line; "
                                                "pass --errors replace to substitute U+FFFD"]
+
+
+def test_combined_spec_averages_the_encoders_cosines(tiny_model, tmp_path):
+    from tests.training.conftest import make_tiny_model_dir
+    from xlingua.encoders.loading import load_encoder
+
+    other = str(make_tiny_model_dir(tmp_path / "other", seed=1))
+    both = load_encoder(f"{tiny_model},{other}")
+    a, b = ["the red cat", "a dog runs"], ["die rote katze", "der hund"]
+    got = score_texts(lambda t, lang: both.encode(t), a, b)["cosine"]
+    singles = [score_texts(lambda t, lang, e=load_encoder(m): e.encode(t), a, b)["cosine"] for m in (tiny_model, other)]
+    assert both.dim == 64
+    np.testing.assert_allclose(got, (singles[0] + singles[1]) / 2, atol=1e-5)

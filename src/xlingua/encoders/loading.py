@@ -15,6 +15,8 @@ Specs:
   laser:PATH         a BiLSTM LASER encoder trained by xlingua
   laser-small        the BiLSTM student distilled from bundled, shipped inside the package
                      (checksum-verified): for CPU-bound work on huge corpora
+  A,B                several encoders as one: unit vectors side by side, so a dot product is the
+                     mean of their cosines (e.g. bundled,use)
   BASE+meaning:PATH  meaning embeddings (Tiyajamorn et al. 2021) on top of encoder BASE
   PATH or NAME       any transformers / sentence-transformers model directory or hub name
 """
@@ -35,6 +37,10 @@ def load_encoder(spec: str = DEFAULT_MODEL, **options) -> Encoder:
         from xlingua.encoders.meaning import MeaningEncoder
 
         return MeaningEncoder(load_encoder(base, **options), path)
+    if "," in spec:
+        from xlingua.encoders.concat import ConcatEncoder
+
+        return ConcatEncoder([load_encoder(part, **options) for part in spec.split(",")])
     if spec == "bundled":
         from xlingua.encoders.bf16 import native_bf16
 

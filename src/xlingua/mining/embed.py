@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from xlingua.encoders.base import Encoder
+from xlingua.encoders.concat import concat_unit
 from xlingua.mining.cache import Step, save_npy
 from xlingua.similarity import normalize_rows
 
@@ -110,7 +111,6 @@ class ConcatStep(Step):
         for i in range(cfg.n_shards):
             if not self.shard_path(i).exists():
                 parts = [load_embeddings(Path(d) / f"emb_{i:05d}.npy") for d in cfg.embed_dirs]
-                both = np.concatenate(parts, axis=1) / np.sqrt(len(parts))
-                save_npy(self.shard_path(i), both.astype(np.float16))
+                save_npy(self.shard_path(i), concat_unit(parts).astype(np.float16))
         dim = int(np.load(self.shard_path(0), mmap_mode="r").shape[1])
         return self.finish({"dim": dim, "n_shards": cfg.n_shards})
