@@ -17,8 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from xlingua.mining.select import select_pairs
-from xlingua.similarity import margin_matrix
+from xlingua.evaluation.tasks.bucc import mine_rows
 from xlingua.similarity.monotone import Bead
 
 Group = tuple[tuple[int, int], tuple[int, int]]
@@ -79,9 +78,7 @@ def alignment_scores(pred: list[Group], gold: list[Group]) -> dict:
 
 
 def margin_one_to_one(a1: np.ndarray, b1: np.ndarray, k: int = 4) -> list[Group]:
-    """The baseline: 1-1 pairs by ratio margin, each sentence used once (mining's max mode)."""
-    sim = margin_matrix(a1, b1, k=k)
-    best = {"fwd_score": sim.max(axis=1), "fwd_tgt": sim.argmax(axis=1),
-            "bwd_score": sim.max(axis=0), "bwd_src": sim.argmax(axis=0)}
-    _, src, tgt = select_pairs(best, "max")
+    """The baseline: 1-1 pairs by ratio margin, each sentence used once (mining's max mode,
+    the k nearest neighbours as candidates)."""
+    _, src, tgt = mine_rows(a1, b1, k=k, margin="ratio", mode="max")
     return sorted(((int(i), int(i) + 1), (int(j), int(j) + 1)) for i, j in zip(src, tgt))
