@@ -40,3 +40,49 @@ def _isolated_home(tmp_path_factory, monkeypatch):
     home = tmp_path_factory.getbasetemp() / "xlingua_home"
     monkeypatch.setenv("XLINGUA_HOME", str(home))
     yield
+
+
+class FullDisk:
+    """A directory where writing more than `room` bytes fails as on a full disk.
+
+    As root (where `mount` works) it is a tmpfs of `room` bytes: a real ENOSPC, and a real
+    SIGBUS for a memory map over a sparse file. Elsewhere (CI without root) the command runs
+    under RLIMIT_FSIZE = `room` with SIGXFSZ ignored, so writing past it fails with EFBIG; run
+    the command with `preexec_fn=disk.preexec`. XLINGUA_TEST_DISK=rlimit forces the second way.
+    """
+
+    room = 64 * 1024
+
+    def __init__(self, path, how: str):
+        self.path = path
+        self.how = how
+
+    def preexec(self):
+        if self.how == "rlimit":
+            import resource
+            import signal
+
+            signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+            resource.setrlimit(resource.RLIMIT_FSIZE, (self.room, self.room))
+
+
+def _mount_tmpfs(path, room: int) -> bool:
+    import shutil
+    import subprocess
+
+    if os.environ.get("XLINGUA_TEST_DISK") == "rlimit" or os.geteuid() != 0 or not shutil.which("mount"):
+        return False
+    return subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={room}", "xlingua-test", str(path)],
+                          capture_output=True).returncode == 0
+
+
+@pytest.fixture
+def full_disk(tmp_path):
+    import subprocess
+
+    path = tmp_path / "small_disk"
+    path.mkdir()
+    mounted = _mount_tmpfs(path, FullDisk.room)
+    yield FullDisk(path, "tmpfs" if mounted else "rlimit")
+    if mounted:
+        subprocess.run(["umount", "-l", str(path)], capture_output=True)

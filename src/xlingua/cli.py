@@ -3,13 +3,22 @@ from __future__ import annotations
 
 import typer
 
-app = typer.Typer(
+from xlingua.cli_errors import Typer, set_debug
+
+app = Typer(
     no_args_is_help=True,
     add_completion=False,
     help="Multilingual sentence embeddings: embed, train, mine, eval.",
 )
-bench_app = typer.Typer(no_args_is_help=True, help="Speed and quality benchmarks.")
+bench_app = Typer(no_args_is_help=True, help="Speed and quality benchmarks.")
 app.add_typer(bench_app, name="bench")
+
+
+@app.callback()
+def main(debug: bool = typer.Option(False, "--debug", help="Show the traceback of an error instead of one line.")):
+    """Multilingual sentence embeddings: embed, train, mine, eval."""
+    set_debug(debug)
+
 
 from xlingua.laser.cli import laser_app  # noqa: E402
 from xlingua.meaning.cli import meaning_app  # noqa: E402
@@ -35,21 +44,15 @@ def embed_command(
     ids: bool = typer.Option(False, "--ids", help="Lines are id<TAB>sentence; ids go to OUT.ids.txt."),
 ):
     """Embed sentences: exactly one row per input line, in order."""
-    from xlingua.data.text import InputError
+    from xlingua.data.text import check_readable
     from xlingua.embed import EmbedConfig, embed_files
     from xlingua.encoders.loading import load_encoder
 
-    try:
-        config = EmbedConfig(inputs, output, lang=lang, dtype=dtype, batch_size=batch_size,
-                             shard_size=shard_size, buffer_lines=buffer_lines, errors=errors,
-                             max_chars=max_chars, ids=ids)
-        from xlingua.data.text import check_readable
-
-        check_readable(inputs)  # before the model loads
-        result = embed_files(load_encoder(model), config)
-    except (InputError, ValueError, OSError) as exc:
-        typer.secho(f"error: {exc}", fg=typer.colors.RED, err=True)
-        raise typer.Exit(2)
+    config = EmbedConfig(inputs, output, lang=lang, dtype=dtype, batch_size=batch_size,
+                         shard_size=shard_size, buffer_lines=buffer_lines, errors=errors,
+                         max_chars=max_chars, ids=ids)
+    check_readable(inputs)  # before the model loads
+    result = embed_files(load_encoder(model), config)
     reused = f" ({result.shards_reused} shards reused)" if result.shards_reused else ""
     typer.echo(f"wrote {result.rows:,} x {result.dim} {result.dtype} -> {result.output}{reused}", err=True)
 
@@ -134,12 +137,8 @@ def bench_embed_command(
 
     from xlingua.embed_bench import DEFAULT_PATHS, markdown, run_bench
 
-    try:
-        report = run_bench(n=n, rounds=rounds, seed=seed, paths=path or DEFAULT_PATHS, out_dir=out,
-                           reference=reference)
-    except (ValueError, OSError) as exc:
-        typer.secho(f"error: {exc}", fg=typer.colors.RED, err=True)
-        raise typer.Exit(2)
+    report = run_bench(n=n, rounds=rounds, seed=seed, paths=path or DEFAULT_PATHS, out_dir=out,
+                       reference=reference)
     Console().print(markdown(report), markup=False)
 
 
@@ -151,11 +150,7 @@ def demo_command(
     """Embed the built-in 8-language example and align its sentences across languages."""
     from xlingua.demo import run_demo
 
-    try:
-        run_demo(model, pairs=[tuple(p.split("-", 1)) for p in pair])
-    except (ValueError, OSError) as exc:
-        typer.secho(f"error: {exc}", fg=typer.colors.RED, err=True)
-        raise typer.Exit(2)
+    run_demo(model, pairs=[tuple(p.split("-", 1)) for p in pair])
 
 
 @app.command("mine")
@@ -189,11 +184,7 @@ def mine_command(
     config = MineConfig(src_lang, tgt_lang, model=model, margin=margin, k=k, mode=mode,
                         threshold=threshold, dedup=dedup, shard_size=shard_size, index=index,
                         nprobe=nprobe, batch_size=batch_size, check_lang=not skip_lang_check)
-    try:
-        summary = mine(src, tgt, output, config, workdir=workdir, ray=ray, calibrate=calibrate)
-    except (ValueError, FileNotFoundError, OSError) as exc:
-        typer.secho(f"error: {exc}", fg=typer.colors.RED, err=True)
-        raise typer.Exit(2)
+    summary = mine(src, tgt, output, config, workdir=workdir, ray=ray, calibrate=calibrate)
     table = Table(title=f"mined {summary['written']:,} pairs -> {output}")
     for col in ("stage", "seconds", "cached", "peak RSS MiB"):
         table.add_column(col)

@@ -2,8 +2,10 @@
 
 Two output forms:
 - `OUT.npy`: one array (n, dim). Lines are counted (and validated) first, then rows are written
-  into a memory-mapped temp file `.OUT.npy.partial-PID` and renamed to OUT.npy only when every
-  row is there: an interrupted run never leaves a complete-looking OUT.npy.
+  into a memory-mapped temp file `.OUT.npy.partial-PID` (its disk space reserved up front, so a
+  full disk is an error, not a SIGBUS) and renamed to OUT.npy only when every row is there: an
+  interrupted run never leaves a complete-looking OUT.npy, and the next run removes the
+  partials of dead processes.
 - `OUT/` with `shard_size=N`: shards `shard-00000.npy` of N rows, each written atomically,
   and `index.json` written last (its presence means the job is complete). Rerunning the same
   command keeps finished shards and embeds only the rest; `job.json` records the job so that a
@@ -14,6 +16,7 @@ encoder sorts each buffer by length so batches carry little padding).
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from dataclasses import dataclass, field
@@ -22,10 +25,12 @@ from pathlib import Path
 from typing import Iterator
 
 import numpy as np
-from numpy.lib.format import open_memmap
 
 from xlingua.data.text import DEFAULT_MAX_CHARS, InputError, Line, check_readable, read_lines, spool_stdin
 from xlingua.encoders.base import Encoder
+from xlingua.io import (atomic_open, atomic_path, check_writable, open_memmap, partial_name,
+                        remove_stale_partials, save_npy, write_json, write_text)
+from xlingua.progress import progress_bar
 
 DTYPES = ("float32", "float16")
 INDEX = "index.json"
@@ -69,12 +74,18 @@ class EmbedResult:
 def embed_files(encoder: Encoder, config: EmbedConfig) -> EmbedResult:
     """Run one embedding job (see the module docstring for the output forms)."""
     check_readable(config.inputs)
+    check_output(config)
     if config.shard_size:
         return _embed_sharded(encoder, config)
-    if not config.output.endswith(".npy"):
+    return _embed_single(encoder, config)
+
+
+def check_output(config: EmbedConfig) -> None:
+    """Refuse an output that cannot be written before any model runs."""
+    if not config.shard_size and not config.output.endswith(".npy"):
         raise InputError(f"{config.output}: output must end in .npy, or pass --shard-size N "
                          "to write a sharded directory")
-    return _embed_single(encoder, config)
+    check_writable(config.output, is_dir=bool(config.shard_size))
 
 
 def _reader(config: EmbedConfig, inputs: list[str] | None = None) -> Iterator[Line]:
@@ -98,40 +109,32 @@ def _chunks(lines: Iterator[Line], size: int) -> Iterator[list[Line]]:
 def _embed_single(encoder: Encoder, config: EmbedConfig) -> EmbedResult:
     out = Path(config.output)
     out.parent.mkdir(parents=True, exist_ok=True)
-    tag = f".partial-{os.getpid()}"
-    tmp = out.with_name(f".{out.name}{tag}")
-    tmp_ids = out.with_name(f".{out.stem}.ids.txt{tag}")
-    spooled = None
+    remove_stale_partials(out.parent)
     inputs = list(config.inputs)
-    try:
+    ids_path = out.with_name(f"{out.stem}.ids.txt")
+    with contextlib.ExitStack() as stack:
         if "-" in inputs:  # stdin is read twice (count, embed): keep a copy on disk
-            spooled = out.with_name(f".{out.name}.stdin{tag}")
+            spooled = partial_name(out.with_name(out.name + ".stdin"))
+            stack.callback(spooled.unlink, missing_ok=True)
             inputs[inputs.index("-")] = spool_stdin(str(spooled))
-        with _Progress(config.show_progress, encoder.name) as progress:
-            n = progress.count(_reader(config, inputs))
-            arr = open_memmap(tmp, mode="w+", dtype=config.dtype, shape=(n, encoder.dim))
-            ids_file = open(tmp_ids, "w", encoding="utf-8") if config.ids else None
-            row = 0
-            for chunk in _chunks(_reader(config, inputs), config.buffer_lines):
-                if row + len(chunk) > n:
-                    raise InputError("input changed while it was being read (more lines than counted)")
-                arr[row : row + len(chunk)] = _embed_chunk(encoder, chunk, config)
-                if ids_file:
-                    ids_file.writelines(f"{line.id}\n" for line in chunk)
-                row += len(chunk)
-                progress.advance(len(chunk))
-            if row != n:
-                raise InputError(f"input changed while it was being read ({row} lines, {n} counted)")
-            arr.flush()
-            del arr
+        progress = stack.enter_context(_Progress(config.show_progress, encoder.name))
+        n = progress.count(_reader(config, inputs))
+        tmp = stack.enter_context(atomic_path(out))
+        ids_file = stack.enter_context(atomic_open(ids_path)) if config.ids else None
+        arr = open_memmap(tmp, config.dtype, (n, encoder.dim))
+        row = 0
+        for chunk in _chunks(_reader(config, inputs), config.buffer_lines):
+            if row + len(chunk) > n:
+                raise InputError("input changed while it was being read (more lines than counted)")
+            arr[row : row + len(chunk)] = _embed_chunk(encoder, chunk, config)
             if ids_file:
-                ids_file.close()
-                os.replace(tmp_ids, out.with_name(f"{out.stem}.ids.txt"))
-        os.replace(tmp, out)
-    finally:
-        for path in (tmp, tmp_ids, spooled):
-            if path is not None and path.exists():
-                path.unlink()
+                ids_file.writelines(f"{line.id}\n" for line in chunk)
+            row += len(chunk)
+            progress.advance(len(chunk))
+        if row != n:
+            raise InputError(f"input changed while it was being read ({row} lines, {n} counted)")
+        arr.flush()
+        del arr
     return EmbedResult(out, n, encoder.dim, config.dtype, shards=[out.name])
 
 
@@ -149,17 +152,12 @@ def _job_record(encoder: Encoder, config: EmbedConfig) -> dict:
             "inputs": inputs}
 
 
-def _write_json(path: Path, obj: dict) -> None:
-    tmp = path.with_name(f".{path.name}.partial-{os.getpid()}")
-    tmp.write_text(json.dumps(obj, indent=1, ensure_ascii=False), encoding="utf-8")
-    os.replace(tmp, path)
-
-
 def _embed_sharded(encoder: Encoder, config: EmbedConfig) -> EmbedResult:
     out = Path(config.output)
     if out.exists() and not out.is_dir():
         raise InputError(f"{out}: exists and is not a directory (a sharded output is a directory)")
     out.mkdir(parents=True, exist_ok=True)
+    remove_stale_partials(out)
     job = _job_record(encoder, config)
     job_path = out / JOB
     if job_path.exists():
@@ -175,7 +173,7 @@ def _embed_sharded(encoder: Encoder, config: EmbedConfig) -> EmbedResult:
                                shards_reused=len(index["shards"]),
                                shards=[s["file"] for s in index["shards"]])
     else:
-        _write_json(job_path, job)
+        write_json(job_path, job)
 
     size = config.shard_size
     shards, reused, rows = [], 0, 0
@@ -195,29 +193,18 @@ def _embed_sharded(encoder: Encoder, config: EmbedConfig) -> EmbedResult:
                 vecs = np.concatenate([_embed_chunk(encoder, chunk, config)
                                        for chunk in _chunks(iter(shard_lines), config.buffer_lines)])
                 if config.ids:
-                    _write_text(out / f"shard-{k:05d}.ids.txt", "".join(f"{l.id}\n" for l in shard_lines))
-                tmp = out / f".{name}.partial-{os.getpid()}"
-                try:
-                    np.save(tmp.open("wb"), vecs)  # np.save(path) would append .npy to the name
-                    os.replace(tmp, path)
-                finally:
-                    tmp.unlink(missing_ok=True)
+                    write_text(out / f"shard-{k:05d}.ids.txt", "".join(f"{l.id}\n" for l in shard_lines))
+                save_npy(path, vecs)
             shards.append({"file": name, "rows": len(shard_lines)})
             rows += len(shard_lines)
             progress.advance(len(shard_lines), total)
     if total is not None and rows != total:
         raise InputError(f"input changed while it was being read ({rows} lines, {total} counted)")
-    _write_json(out / INDEX, {"format": FORMAT, "rows": rows, "dim": encoder.dim,
+    write_json(out / INDEX, {"format": FORMAT, "rows": rows, "dim": encoder.dim,
                               "dtype": config.dtype, "model": encoder.fingerprint(),
                               "shards": shards})
     return EmbedResult(out, rows, encoder.dim, config.dtype, shards_reused=reused,
                        shards=[s["file"] for s in shards])
-
-
-def _write_text(path: Path, text: str) -> None:
-    tmp = path.with_name(f".{path.name}.partial-{os.getpid()}")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
 
 
 def load_embeddings(path: str | os.PathLike, mmap: bool = False) -> np.ndarray:
@@ -237,7 +224,7 @@ def load_embeddings(path: str | os.PathLike, mmap: bool = False) -> np.ndarray:
 
 
 class _Progress:
-    """A rich progress bar (sentences/s) on stderr, or nothing."""
+    """The progress bar (sentences/s) of an embedding job, or nothing."""
 
     def __init__(self, enabled: bool, label: str):
         self.enabled = enabled
@@ -247,35 +234,24 @@ class _Progress:
 
     def __enter__(self):
         if self.enabled:
-            from rich.console import Console
-            from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
-                                       TimeRemainingColumn)
-
-            from xlingua.progress import RateColumn
-
-            self._progress = Progress(
-                TextColumn(f"[bold]embed[/] {self.label}"), BarColumn(), MofNCompleteColumn(),
-                RateColumn("sent"), TimeRemainingColumn(), console=Console(stderr=True))
-            self._progress.start()
+            self._progress, self._task = progress_bar(f"[bold]embed[/] {self.label}", None, rate="sent")
         return self
 
     def count(self, lines: Iterator[Line]) -> int:
         """Count the lines (validating them) under a spinner."""
         if not self._progress:
             return sum(1 for _ in lines)
-        task = self._progress.add_task("count", total=None)
         n = 0
         for n, _ in enumerate(lines, 1):
             if n % 100_000 == 0:
-                self._progress.update(task, completed=n)
-        self._progress.remove_task(task)
-        self._task = self._progress.add_task("embed", total=n)
+                self._progress.update(self._task, completed=n)
+        self._progress.reset(self._task, total=n)
         return n
 
     def advance(self, k: int, total: int | None = None) -> None:
         if self._progress:
-            if self._task is None:
-                self._task = self._progress.add_task("embed", total=total)
+            if total is not None:
+                self._progress.update(self._task, total=total)
             self._progress.update(self._task, advance=k)
 
     def __exit__(self, *exc):

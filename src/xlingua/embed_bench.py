@@ -23,6 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from xlingua.paths import corpora_dir, xlingua_home
+from xlingua.io import write_text
 
 REFERENCE = "bundled:torch"
 ST = "sentence-transformers"
@@ -191,9 +192,7 @@ def markdown(report: dict) -> str:
 def _write(out_dir: Path, report: dict) -> None:
     for name, text in (("embed_bench.json", json.dumps(report, indent=1)),
                        ("embed_bench.md", markdown(report))):
-        tmp = out_dir / f".{name}.partial"
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, out_dir / name)
+        write_text(out_dir / name, text)
 
 
 def _machine() -> str:

@@ -243,21 +243,6 @@ def test_concurrent_conversion_keeps_the_finished_directory(tmp_path, monkeypatc
     assert json.loads((out / "xlingua.json").read_text())["source"]["size"] == 12
 
 
-def test_save_encoder_without_overwrite_keeps_existing(tmp_path):
-    from xlingua.encoders.saving import _replace_dir
-
-    (tmp_path / "new").mkdir()
-    (tmp_path / "new" / "f").write_text("new")
-    (tmp_path / "dst").mkdir()
-    (tmp_path / "dst" / "f").write_text("old")
-    with pytest.raises(FileExistsError):
-        _replace_dir(tmp_path / "new", tmp_path / "dst", overwrite=False)
-    assert (tmp_path / "dst" / "f").read_text() == "old"
-    _replace_dir(tmp_path / "new", tmp_path / "dst", overwrite=True)
-    assert (tmp_path / "dst" / "f").read_text() == "new"
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["dst"]
-
-
 def test_charsmap_reproduces_the_engine_map():
     """sentencepiece's trainer compiles the engine's map into a charsmap exactly."""
     from tokenizers.normalizers import Precompiled

@@ -58,19 +58,6 @@ class Encoder(ABC):
 
 
 def _progress(total: int, label: str):
-    from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
-                               TimeRemainingColumn)
+    from xlingua.progress import progress_bar
 
-    from xlingua.progress import RateColumn
-
-    progress = Progress(
-        TextColumn(f"[bold]embed[/] {label}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        RateColumn("sent"),
-        TimeRemainingColumn(),
-        transient=False,
-    )
-    task = progress.add_task("embed", total=total)
-    progress.start()
-    return progress, task
+    return progress_bar(f"[bold]embed[/] {label}", total, rate="sent")

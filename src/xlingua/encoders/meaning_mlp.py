@@ -38,11 +38,9 @@ class MeaningModel(nn.Module):
         return self.mlp_m(e), self.mlp_l(e)
 
     def save(self, path) -> None:
-        import os
+        from xlingua.io import save_torch
 
-        tmp = f"{path}.tmp"
-        torch.save({"config": self.config.to_dict(), "state": self.state_dict()}, tmp)
-        os.replace(tmp, path)
+        save_torch(path, {"config": self.config.to_dict(), "state": self.state_dict()})
 
     @classmethod
     def load(cls, path) -> "MeaningModel":

@@ -9,13 +9,13 @@ rebuilt whenever the converted model is.
 """
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import torch
 
 from xlingua.encoders.batching import TokenBudgetMixin
 from xlingua.encoders.bundled import BundledTorchEncoder
+from xlingua.io import atomic_path
 
 OPSET = 17
 
@@ -31,21 +31,15 @@ class _LastHidden(torch.nn.Module):
 
 def export_onnx(model, path: Path) -> Path:
     """Export a BertModel's last hidden state with dynamic batch and length (atomically)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.partial-{os.getpid()}")
     ids = torch.tensor([[0, 5, 6, 7, 2], [0, 5, 6, 2, 1]])
     mask = torch.tensor([[1, 1, 1, 1, 1], [1, 1, 1, 1, 0]])
     axes = {0: "batch", 1: "tokens"}
-    try:
-        with torch.no_grad():
-            torch.onnx.export(_LastHidden(model).eval(), (ids, mask), str(tmp),
-                              input_names=["input_ids", "attention_mask"],
-                              output_names=["last_hidden_state"], opset_version=OPSET,
-                              dynamic_axes={"input_ids": axes, "attention_mask": axes,
-                                            "last_hidden_state": axes}, dynamo=False)
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
+    with atomic_path(path) as tmp, torch.no_grad():
+        torch.onnx.export(_LastHidden(model).eval(), (ids, mask), str(tmp),
+                          input_names=["input_ids", "attention_mask"],
+                          output_names=["last_hidden_state"], opset_version=OPSET,
+                          dynamic_axes={"input_ids": axes, "attention_mask": axes,
+                                        "last_hidden_state": axes}, dynamo=False)
     return path
 
 

@@ -11,11 +11,10 @@ from __future__ import annotations
 
 import copy
 import json
-import os
-import shutil
 from pathlib import Path
 
 from xlingua.encoders.pooling import st_pooling_config
+from xlingua.io import atomic_dir
 
 XLINGUA_FILE = "xlingua.json"
 SAVE_FORMAT = 1
@@ -34,12 +33,9 @@ def save_encoder(model, tokenizer, out_dir: str | Path, pooling: str = "mean",
     With overwrite=False an existing `out_dir` is kept and FileExistsError raised.
     """
     out_dir = Path(out_dir)
-    out_dir.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out_dir.parent / f".{out_dir.name}.tmp-{os.getpid()}"
-    if tmp.exists():
-        shutil.rmtree(tmp)
-    tmp.mkdir()
-    try:
+    if not overwrite and out_dir.exists():
+        raise FileExistsError(f"{out_dir} already exists")
+    with atomic_dir(out_dir, replace=overwrite) as tmp:
         if layer is not None:
             model = _truncate_layers(model, layer)
         from xlingua.encoders.hf import quiet_transformers
@@ -77,10 +73,6 @@ def save_encoder(model, tokenizer, out_dir: str | Path, pooling: str = "mean",
             "format": SAVE_FORMAT, "tokenizer": getattr(tokenizer, "kind", "hf"),
             "prefix": prefix, "pooling": pooling, "normalize": normalize,
             "max_length": int(max_seq_length), **(meta or {})})
-        _replace_dir(tmp, out_dir, overwrite)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
     return out_dir
 
 
@@ -102,22 +94,3 @@ def _truncate_layers(model, layer: int):
 
 def _write_json(path: Path, obj) -> None:
     path.write_text(json.dumps(obj, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-
-
-def _replace_dir(src: Path, dst: Path, overwrite: bool) -> None:
-    """Move a finished directory into place; an older one at `dst` is removed afterwards."""
-    if not overwrite:
-        try:
-            os.rename(src, dst)  # fails if another writer got there first
-            return
-        except OSError:
-            if dst.exists():
-                raise FileExistsError(f"{dst} already exists") from None
-            raise
-    old = None
-    if dst.exists():
-        old = dst.parent / f".{dst.name}.old-{os.getpid()}"
-        os.replace(dst, old)
-    os.replace(src, dst)
-    if old is not None:
-        shutil.rmtree(old, ignore_errors=True)

@@ -33,11 +33,10 @@ class EvalContext:
         if not self.show_progress or len(items) < 2:
             yield from items
             return
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+        from xlingua.progress import progress_bar
 
-        with Progress(TextColumn(f"[bold blue]{what}[/]"), BarColumn(), MofNCompleteColumn(),
-                      TextColumn("{task.fields[item]}"), TimeElapsedColumn()) as bar:
-            task = bar.add_task(what, total=len(items), item="")
+        bar, task = progress_bar(f"[bold blue]{what}[/]", len(items), extra="{task.fields[item]}", item="")
+        with bar:
             for item in items:
                 label = item[0] if isinstance(item, tuple) else getattr(item, "name", item)
                 bar.update(task, item=str(label))

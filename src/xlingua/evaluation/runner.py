@@ -13,6 +13,7 @@ from typing import Any
 from xlingua.encoders.base import Encoder
 from xlingua.evaluation.base import EvalContext, TaskResult
 from xlingua.evaluation.registry import get_task
+from xlingua import io
 
 
 def parse_task_spec(spec: str) -> tuple[str, dict[str, Any]]:
@@ -86,11 +87,7 @@ def run(encoder: Encoder, task_specs: list[str], *, model: str | None = None, li
 
 
 def write_json(path: str | Path, obj) -> None:
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
-    tmp.write_text(json.dumps(obj, indent=1, ensure_ascii=False, allow_nan=True) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
+    io.write_json(path, obj)
 
 
 def load_json(path: str | Path) -> dict:

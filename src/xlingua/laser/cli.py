@@ -5,7 +5,9 @@ from pathlib import Path
 
 import typer
 
-laser_app = typer.Typer(no_args_is_help=True, help="LASER BiLSTM encoder (Artetxe & Schwenk 2019) trained from scratch.")
+from xlingua.cli_errors import Typer
+
+laser_app = Typer(no_args_is_help=True, help="LASER BiLSTM encoder (Artetxe & Schwenk 2019) trained from scratch.")
 
 
 @laser_app.command("train")

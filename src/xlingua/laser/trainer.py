@@ -19,6 +19,7 @@ import torch
 import torch.nn.functional as F
 
 from xlingua.data.benchmarks import read_multi30k_aligned
+from xlingua.io import atomic_path, partial_name, save_torch, write_json
 from xlingua.laser.data import Direction, Schedule, collate, encode_direction, read_l10n_pairs, summarize
 from xlingua.laser.model import LaserConfig, LaserModel
 from xlingua.laser.vocab import PAD, load_vocab, train_vocab
@@ -83,9 +84,11 @@ def build_directions(cfg: LaserTrainConfig, out: Path, l10n_root: Path, data_dir
         for (s_lang, t_lang), (src, tgt) in raw.items():
             texts.setdefault(s_lang, []).extend(src)
             texts.setdefault(t_lang, []).extend(tgt)
-        tmp = train_vocab(texts, out / "spm_tmp", vocab_size=cfg.vocab_size, seed=cfg.seed)
-        os.replace(tmp, spm_path)
-        os.replace(out / "spm_tmp.vocab", out / "spm.vocab")
+        # spm.model is published last: its presence means the vocabulary is done
+        with atomic_path(spm_path) as model_tmp, atomic_path(out / "spm.vocab") as vocab_tmp:
+            prefix = partial_name(out / "spm")
+            os.replace(train_vocab(texts, prefix, vocab_size=cfg.vocab_size, seed=cfg.seed), model_tmp)
+            os.replace(f"{prefix}.vocab", vocab_tmp)
     sp = load_vocab(spm_path)
     directions, dropped = [], {}
     for (s_lang, t_lang), (src, tgt) in sorted(raw.items()):
@@ -101,9 +104,7 @@ def _data_model_config(d: dict) -> dict:
 
 
 def _save(obj, path: Path) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    torch.save(obj, tmp)
-    os.replace(tmp, path)
+    save_torch(path, obj)
 
 
 def train_steps(model: LaserModel, opt, directions: list[Direction], schedule: Schedule, start: int, end: int,
@@ -199,17 +200,11 @@ def train_laser(cfg: LaserTrainConfig, out_dir, *, l10n_root=None, data_dir=None
            "encoder_params": sum(p.numel() for p in model.encoder.parameters()),
            "total_params": sum(p.numel() for p in model.parameters()),
            "encoder_bytes": (out / "encoder.pt").stat().st_size, "history": history}
-    tmp = out / "train_log.json.tmp"
-    tmp.write_text(json.dumps(log, indent=1))
-    os.replace(tmp, out / "train_log.json")
+    write_json(out / "train_log.json", log)
     return log
 
 
 def _progress(total: int, done: int):
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    from xlingua.progress import progress_bar
 
-    progress = Progress(TextColumn("[bold]laser[/] step"), BarColumn(), MofNCompleteColumn(),
-                        TextColumn("{task.description}"), TimeElapsedColumn())
-    task = progress.add_task("", total=total, completed=done)
-    progress.start()
-    return progress, task
+    return progress_bar("[bold]laser[/] step", total, completed=done, extra="{task.description}")

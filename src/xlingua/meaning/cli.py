@@ -5,7 +5,9 @@ from pathlib import Path
 
 import typer
 
-meaning_app = typer.Typer(no_args_is_help=True, help="Meaning embeddings (Tiyajamorn et al. 2021) on a frozen encoder.")
+from xlingua.cli_errors import Typer
+
+meaning_app = Typer(no_args_is_help=True, help="Meaning embeddings (Tiyajamorn et al. 2021) on a frozen encoder.")
 
 DEFAULT_LANGS = "de,zh,fi,hu,hi,ta,fr,es,it,pt,ru,ar"
 

@@ -9,8 +9,6 @@ dev Pearson or general-corpus dev retrieval. Every dev signal given is logged ea
 """
 from __future__ import annotations
 
-import json
-import os
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -19,6 +17,7 @@ from typing import Callable
 import numpy as np
 import torch
 
+from xlingua.io import write_json
 from xlingua.meaning.losses import LanguageLoss, MeaningLoss, ReconstructionLoss
 from xlingua.encoders.meaning_mlp import MeaningConfig, MeaningModel
 
@@ -172,9 +171,7 @@ def train_meaning(src: np.ndarray, tgt: np.ndarray, src_langs: list[str], out_di
                "select_on": config.select_on, "best_epoch": best_epoch, "best_score": best,
                "best_val_loss": best_val, "epochs": len(history), "finished": finished,
                "seconds": round(time.time() - start_time, 1), "history": history}
-        tmp = out / "train_log.json.tmp"
-        tmp.write_text(json.dumps(log, indent=1))
-        os.replace(tmp, out / "train_log.json")
+        write_json(out / "train_log.json", log)
         return log
 
     progress = _progress(config.max_epochs) if show_progress else None
@@ -215,13 +212,9 @@ def train_meaning(src: np.ndarray, tgt: np.ndarray, src_langs: list[str], out_di
 
 
 def _progress(total: int):
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    from xlingua.progress import progress_bar
 
-    progress = Progress(TextColumn("[bold]meaning[/] epoch"), BarColumn(), MofNCompleteColumn(),
-                        TextColumn("{task.description}"), TimeElapsedColumn())
-    task = progress.add_task("", total=total)
-    progress.start()
-    return progress, task
+    return progress_bar("[bold]meaning[/] epoch", total, extra="{task.description}")
 
 
 def train_from_corpus(base: str, langs: list[str], pairs_per_lang: int, out_dir, *,
@@ -280,7 +273,5 @@ def train_from_corpus(base: str, langs: list[str], pairs_per_lang: int, out_dir,
                    "general_pairs_per_source_lang": general_pairs, "general_pairs": n_general,
                    "general_sampled": general_counts, "general_dropped_as_evaluation_sentences": general_dropped,
                    "dev": dev, "qe_dev_pairs": list(qe_pairs or MLQE_PAIRS) if "qe-dev" in dev else []}
-    tmp = Path(out_dir, "train_log.json.tmp")
-    tmp.write_text(json.dumps(log, indent=1))
-    os.replace(tmp, Path(out_dir, "train_log.json"))
+    write_json(Path(out_dir, "train_log.json"), log)
     return log

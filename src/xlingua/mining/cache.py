@@ -2,83 +2,23 @@
 
 Every step's output lives in `workdir/<step>/<key>/`, where key is a hash of the step's
 config and its inputs' fingerprints. Files are written to a temporary name and moved into
-place with os.replace, and a step directory counts as finished only once its `done.json`
+place (xlingua.io), and a step directory counts as finished only once its `done.json`
 exists, so a run killed at any moment resumes without trusting a half-written file.
 """
 from __future__ import annotations
 
-import contextlib
 import dataclasses
-import errno
 import gzip
-import hashlib
 import json
 import os
 from pathlib import Path
 
-import numpy as np
-
-
-class DiskFullError(OSError):
-    """Raised instead of a bare ENOSPC so the message names the file that was not written."""
-
-
-def stable_hash(obj, n: int = 16) -> str:
-    """Hash of a JSON-able object (dataclasses included), independent of key order."""
-    if dataclasses.is_dataclass(obj):
-        obj = dataclasses.asdict(obj)
-    text = json.dumps(obj, sort_keys=True, default=str, ensure_ascii=False)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:n]
-
-
-def file_fingerprint(path: str | os.PathLike) -> str:
-    """Content hash of a file (so a renamed or touched file keeps its cache, an edited one not)."""
-    h = hashlib.blake2b(digest_size=16)
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
-@contextlib.contextmanager
-def atomic_path(path: str | os.PathLike):
-    """Yield a temporary path beside `path`; move it into place only if the block succeeds."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
-    try:
-        yield tmp
-        os.replace(tmp, path)
-    except OSError as exc:
-        with contextlib.suppress(FileNotFoundError):
-            tmp.unlink()
-        if exc.errno == errno.ENOSPC and not isinstance(exc, DiskFullError):
-            raise DiskFullError(errno.ENOSPC, f"no space left on device while writing {path}; "
-                                "nothing was written there (free space and rerun: finished "
-                                "steps are reused)") from exc
-        raise
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            tmp.unlink()
-        raise
-
-
-def save_npy(path, array: np.ndarray) -> None:
-    with atomic_path(path) as tmp:
-        with open(tmp, "wb") as f:
-            np.save(f, array)
-
-
-def save_npz(path, **arrays) -> None:
-    with atomic_path(path) as tmp:
-        with open(tmp, "wb") as f:
-            np.savez(f, **arrays)
+from xlingua.io import (DiskFullError, atomic_path, file_fingerprint, save_npy, save_npz,  # noqa: F401
+                        stable_hash, write_json)
 
 
 def save_json(path, obj) -> None:
-    with atomic_path(path) as tmp:
-        tmp.write_text(json.dumps(obj, indent=2, sort_keys=True, ensure_ascii=False) + "\n",
-                       encoding="utf-8")
+    write_json(path, obj, indent=2, sort_keys=True)
 
 
 def load_json(path):

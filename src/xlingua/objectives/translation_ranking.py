@@ -18,6 +18,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from xlingua.io import write_json
 from xlingua.objectives.base import Task, register
 from xlingua.objectives.distributed import gather, rank
 
@@ -67,9 +68,7 @@ class TranslationRankingTask(Task):
         miner = model if self.mine_with is None else type(model).load(self.mine_with, model.max_seq_length)
         self.negatives = mine_hard_negatives(miner, [e[0] for e in self.examples], [e[1] for e in self.examples], self.k)
         if rank() == 0:  # every process mines the same negatives; one writes them
-            tmp = path.with_suffix(".tmp")
-            tmp.write_text(json.dumps(self.negatives))
-            tmp.replace(path)
+            write_json(path, self.negatives, indent=None)
 
     def loss(self, model, batch, indices=None):
         a = model([e[0] for e in batch])["embedding"]

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import random
 import time
 from pathlib import Path
@@ -22,6 +21,7 @@ from typing import Callable
 import numpy as np
 import torch
 
+from xlingua.io import atomic_open, save_torch, write_text
 from xlingua.objectives import distributed as ddp
 from xlingua.training.config import TrainConfig
 from xlingua.training.data import make_sampler
@@ -126,9 +126,7 @@ class Trainer:
     def save_checkpoint(self) -> None:
         if ddp.rank() != 0:
             return
-        tmp = self.out / (CHECKPOINT + ".tmp")
-        torch.save(self.state_dict(), tmp)
-        os.replace(tmp, self.out / CHECKPOINT)
+        save_torch(self.out / CHECKPOINT, self.state_dict())
 
     def load_checkpoint(self) -> bool:
         path = self.out / CHECKPOINT
@@ -232,21 +230,14 @@ def _truncate_log(path: Path, step: int) -> None:
     if not path.exists():
         return
     keep = [l for l in path.read_text(encoding="utf-8").splitlines() if l and json.loads(l)["step"] <= step]
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text("".join(l + "\n" for l in keep), encoding="utf-8")
-    os.replace(tmp, path)
+    write_text(path, "".join(l + "\n" for l in keep))
 
 
 def _progress(total: int, start: int):
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+    from xlingua.progress import progress_bar
 
-    from xlingua.progress import RateColumn
-
-    progress = Progress(TextColumn("[bold]train[/]"), BarColumn(), MofNCompleteColumn(),
-                        TextColumn("loss {task.fields[loss]}"), RateColumn("step"), TimeRemainingColumn())
-    task = progress.add_task("train", total=total, completed=start, loss="-")
-    progress.start()
-    return progress, task
+    return progress_bar("[bold]train[/]", total, completed=start, rate="step",
+                        extra="loss {task.fields[loss]}", loss="-")
 
 
 def plot_log(log: Path, png: Path) -> Path | None:
@@ -281,8 +272,7 @@ def plot_log(log: Path, png: Path) -> Path | None:
     if evals:
         axes[1].legend(fontsize=7)
     fig.tight_layout()
-    tmp = png.with_name(png.stem + ".tmp.png")
-    fig.savefig(tmp, dpi=100)
+    with atomic_open(png, "wb") as f:
+        fig.savefig(f, format="png", dpi=100)
     plt.close(fig)
-    os.replace(tmp, png)
     return png

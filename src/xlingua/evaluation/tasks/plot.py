@@ -14,6 +14,7 @@ from sklearn.metrics import silhouette_score
 from xlingua.data.benchmarks import read_multi30k
 from xlingua.evaluation.base import EvalContext, Task, TaskResult
 from xlingua.evaluation.registry import register
+from xlingua.io import atomic_open
 
 
 def pca_plot(vectors: dict[str, np.ndarray], path, title: str) -> np.ndarray:
@@ -36,11 +37,9 @@ def pca_plot(vectors: dict[str, np.ndarray], path, title: str) -> np.ndarray:
     ax.set_ylabel("PC2")
     ax.legend(markerscale=4)
     fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.stem}.tmp.png")
-    fig.savefig(tmp)
+    with atomic_open(path, "wb") as f:
+        fig.savefig(f, format="png")
     plt.close(fig)
-    tmp.replace(path)
     return pts
 
 
