@@ -1,19 +1,25 @@
-"""Meaning embeddings vs their base encoder on WMT20 QE (test20) and STS 2017 (the paper's
-Tables 2, 4, 5), through the evaluation package's `qe` and `sts` tasks.
+"""Meaning embeddings, the token-level scorers beside them and a supervised baseline, on WMT20
+QE and STS 2017 (the paper's Tables 2, 4, 5), through the evaluation package's `qe` and `sts`
+tasks. One command gives the whole table:
 
-    .venv/bin/python benchmarks/meaning.py --base bundled \
-        --model full=runs/meaning/bundled --model no_LM=runs/meaning/bundled_noLM \
-        --out runs/meaning/results_bundled.json
+    python benchmarks/meaning.py --base bundled --model chosen=runs/meaning/chosen \
+        --model no_LM=runs/meaning/chosen_noLM --out runs/meaning/table.json
 
-QE: Pearson of cos(original, translation) with z_mean on each of the 6 pairs (no QE training).
-STS: Pearson x100 on STS2017-extended (monolingual ar-ar, en-en, es-es; cross-lingual en-ar,
-en-de, en-tr, es-en, fr-en, it-en, nl-en). Base vectors come from the shared embedding cache,
-so each text is embedded once for the base and all its meaning models.
+Rows: the base encoder with every scorer (cosine; OneAligner's in-batch normalized cosine;
+BERTScore F over its content token embeddings; in-batch normalized BERTScore, OneAligner's own
+similarity; `regressor`, a ridge regressor on (u, v, |u-v|, u*v) fitted on the QE train split,
+its penalty chosen on dev), then each meaning model with the sentence-vector scorers. Columns:
+QE dev average (where models are chosen), QE test20 per pair and average (Pearson), STS2017-
+extended monolingual and cross-lingual Pearson x100 with the same scorer (the regressor is a
+QE model: no STS). `--snapshots NAME=RUN_DIR` adds every model_epochN.pt of a run, for the
+epoch curves of the STS analysis. Base vectors come from the shared embedding cache, so each
+text is embedded once for the base and all its meaning models.
 """
 from __future__ import annotations
 
 import argparse
 import json
+import re
 from pathlib import Path
 
 from xlingua.encoders.cache import CachedEncoder
@@ -23,45 +29,82 @@ from xlingua.evaluation.runner import run
 
 QE_PAIRS = ["en-de", "en-zh", "et-en", "ne-en", "ro-en", "si-en"]
 STS_SUMMARY = ["sts17_extended monolingual pearson", "sts17_extended cross-lingual pearson"]
+TOKEN_SCORERS = ("bertscore", "bertscore-inbatch")
+ALL_SCORERS = "cosine,inbatch,bertscore,bertscore-inbatch,regressor"
+
+
+def snapshots(run_dir: str) -> list[tuple[int, Path]]:
+    """(epoch, path) of every model_epochN.pt in a training run directory, by epoch."""
+    found = [(int(m.group(1)), p) for p in Path(run_dir).glob("model_epoch*.pt")
+             if (m := re.fullmatch(r"model_epoch(\d+)\.pt", p.name))]
+    if not found:
+        raise FileNotFoundError(f"no model_epochN.pt in {run_dir} (train with --snapshot-every)")
+    return sorted(found)
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--base", default="bundled")
-    ap.add_argument("--model", action="append", default=[], help="NAME=DIR of a meaning model trained on --base")
-    ap.add_argument("--tasks", default="qe sts:sts17_extended",
-                    help="space-separated task specs, e.g. 'qe:en-de,en-zh sts:sts17_extended'")
+    ap.add_argument("--model", action="append", default=[], help="NAME=PATH of a meaning model (run directory or .pt)")
+    ap.add_argument("--snapshots", action="append", default=[], help="NAME=RUN_DIR: every model_epochN.pt of a run")
+    ap.add_argument("--scorers", default=ALL_SCORERS,
+                    help=f"comma-separated, of {ALL_SCORERS}; meaning models get those on sentence vectors")
+    ap.add_argument("--alpha", type=float, default=0.5, help="in-batch normalization weight (OneAligner)")
+    ap.add_argument("--layer", default="", help="token layer for BERTScore (default: the encoder's)")
+    ap.add_argument("--no-sts", action="store_true", help="QE only")
     ap.add_argument("--data", default=None, help="benchmarks root (default ../shared/benchmarks)")
-    ap.add_argument("--out", default=None, help="write all results as JSON here")
+    ap.add_argument("--limit", type=int, default=None, help="at most this many pairs per set (quick runs)")
+    ap.add_argument("--out", default=None, help="write all results as JSON here (after every row)")
     args = ap.parse_args(argv)
+
+    scorers = [s.strip() for s in args.scorers.split(",") if s.strip()]
     base = CachedEncoder(load_encoder(args.base))
-    encoders = {"base": base}
+    models = [("base", args.base, base)]
     for item in args.model:
         name, path = item.split("=", 1)
-        encoders[name] = MeaningEncoder(base, path)
-    tasks = args.tasks.split()
-    results = {}
-    for name, enc in encoders.items():
-        spec = args.base if name == "base" else f"{args.base}+meaning:{dict(m.split('=', 1) for m in args.model)[name]}"
-        results[name] = run(enc, tasks, model=spec, data_dir=args.data, show_progress=False, echo=lambda *_: None)
-        if args.out:
-            Path(args.out).write_text(json.dumps(results, indent=1))
-    header = ["model"]
-    qe_pairs = [p for p in QE_PAIRS if any(p in v["rows"] for k, v in results["base"]["tasks"].items() if k.startswith("qe"))]
-    if qe_pairs:
-        header += [f"QE {p}" for p in qe_pairs] + ["QE avg"]
-    if any(t.startswith("sts") for t in tasks):
+        models.append((name, f"{args.base}+meaning:{path}", MeaningEncoder(base, path)))
+    for item in args.snapshots:
+        name, run_dir = item.split("=", 1)
+        for epoch, path in snapshots(run_dir):
+            models.append((f"{name}@{epoch}", f"{args.base}+meaning:{path}", MeaningEncoder(base, str(path))))
+
+    results, rows = {}, []
+    for name, spec, enc in models:
+        for scorer in scorers:
+            if name != "base" and scorer in TOKEN_SCORERS:
+                continue  # meaning vectors have no tokens
+            opts = [f"qe.scorer={scorer}", f"qe.alpha={args.alpha}", f"qe.layer={args.layer}"]
+            kw = dict(model=spec, data_dir=args.data, limit=args.limit, show_progress=False, echo=lambda *_: None)
+            dev = run(enc, ["qe"], options=[*opts, "qe.split=dev"], **kw)
+            tasks = ["qe"]
+            if scorer != "regressor" and not args.no_sts:
+                tasks.append("sts:sts17_extended")
+                opts += [f"sts.scorer={scorer}", f"sts.alpha={args.alpha}", f"sts.layer={args.layer}"]
+            res = run(enc, tasks, options=opts, **kw)
+            res["tasks"]["qe dev"] = dev["tasks"]["qe"]
+            results[f"{name} {scorer}"] = res
+            rows.append((name, scorer, res))
+            if args.out:
+                tmp = Path(f"{args.out}.tmp")
+                tmp.write_text(json.dumps(results, indent=1))
+                tmp.replace(args.out)
+    print_table(args.base, rows, with_sts=not args.no_sts)
+
+
+def print_table(base: str, rows, with_sts: bool = True) -> None:
+    header = ["model", "scorer", "QE dev avg", *[f"QE {p}" for p in QE_PAIRS], "QE test20 avg"]
+    if with_sts:
         header += ["STS17 mono", "STS17 cross"]
     print("| " + " | ".join(header) + " |")
     print("|---" * len(header) + "|")
-    for name, res in results.items():
-        cells = [f"{args.base} {name}"]
-        qe = next((v for k, v in res["tasks"].items() if k.startswith("qe")), None)
-        if qe:
-            cells += [f"{qe['rows'][p]['pearson']:.3f}" for p in qe_pairs] + [f"**{qe['summary']['pearson']:.3f}**"]
-        sts = next((v for k, v in res["tasks"].items() if k.startswith("sts")), None)
-        if sts:
-            cells += [f"{sts['summary'][k]:.1f}" for k in STS_SUMMARY]
+    for name, scorer, res in rows:
+        qe, dev = res["tasks"]["qe"], res["tasks"]["qe dev"]
+        cells = [f"{base} {name}", scorer, f"{dev['summary']['pearson']:.3f}"]
+        cells += [f"{qe['rows'][p]['pearson']:.3f}" if p in qe["rows"] else "" for p in QE_PAIRS]
+        cells.append(f"**{qe['summary']['pearson']:.3f}**")
+        if with_sts:
+            sts = res["tasks"].get("sts:sts17_extended")
+            cells += [f"{sts['summary'][k]:.1f}" for k in STS_SUMMARY] if sts else ["-", "-"]
         print("| " + " | ".join(cells) + " |")
 
 

@@ -186,3 +186,18 @@ def test_bf16_spec_of_a_model_directory(tiny_dir):
     assert cos.min() > 0.99, cos
     # rows in input order: each bf16 vector is nearest to its own fp32 vector
     assert ((ref @ got.T).argmax(axis=0) == np.arange(len(texts))).all()
+
+
+def test_encode_tokens_content_only_drops_specials_of_every_window_and_the_prefix(tiny_dir):
+    enc = TransformerEncoder(tiny_dir, max_length=6, normalize=False)  # windows of 4 words
+    text = "the cat sat on a mat dog ran far away"
+    (ids, full), = enc.encode_tokens([text], return_ids=True)
+    (cids, content), = enc.encode_tokens([text], return_ids=True, content_only=True)
+    assert len(ids) == 16 and len(cids) == 10 and 2 not in cids and 3 not in cids
+    keep = [1, 2, 3, 4, 7, 8, 9, 10, 13, 14]  # [CLS] w w w w [SEP] x3 windows
+    np.testing.assert_allclose(content, full[keep])
+    prefixed = TransformerEncoder(tiny_dir, prefix="hello world ")
+    (pids, _), = prefixed.encode_tokens(["the cat"], return_ids=True, content_only=True)
+    assert pids == [4, 5]  # "the cat": neither the prefix's two words nor [CLS]/[SEP]
+    (eids, _), = enc.encode_tokens([""], return_ids=True, content_only=True)
+    assert eids == [2]  # no content token: the first token stands in

@@ -107,3 +107,39 @@ def test_language_weight_scales_the_language_term_of_the_loss(tmp_path):
                             config=TrainConfig(max_epochs=1, patience=1, language_weight=w))
         h = log["history"][0]
         assert h["val_loss"] == pytest.approx(h["val_rec"] + h["val_meaning"] + w * h["val_language"], rel=1e-5)
+
+
+class Crash(Exception):
+    pass
+
+
+def test_a_killed_run_resumes_to_the_same_model(tmp_path):
+    src, tgt, langs = _toy(n_per_lang=30)
+    curve = [0.1, 0.3, 0.2, 0.4, 0.35]
+    cfg = TrainConfig(lr=3e-3, batch_size=16, max_epochs=5, patience=5, select_on="qe-dev")
+    whole = train_meaning(src, tgt, langs, tmp_path / "whole", config=cfg, dev={"qe-dev": ScriptedDev(curve)},
+                          show_progress=False)
+
+    class DiesAtEpoch3(ScriptedDev):
+        def __call__(self, model):
+            if self.calls == 2:
+                raise Crash  # killed during epoch 3: state.pt holds epoch 2
+            return super().__call__(model)
+
+    with pytest.raises(Crash):
+        train_meaning(src, tgt, langs, tmp_path / "cut", config=cfg, dev={"qe-dev": DiesAtEpoch3(curve)},
+                      show_progress=False)
+    assert json.loads((tmp_path / "cut" / "train_log.json").read_text())["epochs"] == 2
+    rest = ScriptedDev(curve)
+    rest.calls = 2  # the curve goes on at epoch 3
+    resumed = train_meaning(src, tgt, langs, tmp_path / "cut", config=cfg, dev={"qe-dev": rest}, show_progress=False)
+    assert rest.calls == 5 and resumed["epochs"] == 5 and resumed["best_epoch"] == whole["best_epoch"] == 4
+    assert [h["train_loss"] for h in resumed["history"]] == pytest.approx([h["train_loss"] for h in whole["history"]])
+    a, b = MeaningModel.load(tmp_path / "whole" / "model.pt"), MeaningModel.load(tmp_path / "cut" / "model.pt")
+    assert all(torch.allclose(x, y) for x, y in zip(a.state_dict().values(), b.state_dict().values()))
+    # A finished run started again does nothing more; other settings in the same directory are refused.
+    assert train_meaning(src, tgt, langs, tmp_path / "cut", config=cfg, dev={"qe-dev": rest},
+                         show_progress=False)["epochs"] == 5
+    with pytest.raises(ValueError, match="holds a run with other settings or data"):
+        train_meaning(src, tgt, langs, tmp_path / "cut", config=TrainConfig(lr=1e-3, select_on="qe-dev"),
+                      dev={"qe-dev": rest}, show_progress=False)

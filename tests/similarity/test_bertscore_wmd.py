@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 import torch
 
-from xlingua.similarity.bertscore import bertscore_matrix, bertscore_retrieve
+from xlingua.similarity.bertscore import bertscore_full, bertscore_matrix, bertscore_paired, bertscore_retrieve
 from xlingua.similarity.wmd import wmd, wmd_pairs
 
 
@@ -41,11 +41,24 @@ def test_bertscore_retrieve_from_cached_tokens():
     rng = np.random.default_rng(0)
     cands = [rng.normal(size=(n, 8)).astype(np.float32) for n in (3, 5, 4, 2)]
     queries = [c + 0.01 * rng.normal(size=c.shape).astype(np.float32) for c in cands[::-1]]
-    scores, idx = bertscore_retrieve(queries, cands, k=2, chunk=3)
+    scores, idx = bertscore_retrieve(queries, cands, k=2, max_elements=3 * 4 * 5 * 5)  # 3 queries a block
     assert idx[:, 0].tolist() == [3, 2, 1, 0]
     assert (scores[:, 0] >= scores[:, 1]).all()
     _, idx_norm = bertscore_retrieve(queries, cands, k=1, inbatch_alpha=0.5)
     assert idx_norm[:, 0].tolist() == [3, 2, 1, 0]
+
+
+def test_bertscore_full_in_blocks_and_paired_equal_the_matrix():
+    rng = np.random.default_rng(1)
+    xs = [rng.normal(size=(n, 6)).astype(np.float32) for n in (2, 7, 3, 1, 4)]
+    ys = [rng.normal(size=(n, 6)).astype(np.float32) for n in (5, 1, 3, 6, 2)]
+    whole = bertscore_full(xs, ys)
+    np.testing.assert_allclose(bertscore_full(xs, ys, max_elements=1), whole, atol=1e-6)  # one query a block
+    one = bertscore_matrix(torch.from_numpy(xs[1])[None], torch.ones(1, 7), torch.from_numpy(ys[3])[None], torch.ones(1, 6))
+    assert whole[1, 3] == pytest.approx(one.item(), abs=1e-6)
+    np.testing.assert_allclose(bertscore_paired(xs, ys, chunk=2), np.diag(whole), atol=1e-6)
+    with pytest.raises(ValueError, match="as many left as right"):
+        bertscore_paired(xs, ys[:2])
 
 
 def test_wmd_hand_cases():

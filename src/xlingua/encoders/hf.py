@@ -146,11 +146,16 @@ class TransformerEncoder(Encoder):
         return out.numpy()
 
     def encode_tokens(self, texts: Sequence[str], layer: int | None = None,
-                      return_ids: bool = False) -> list:
+                      return_ids: bool = False, content_only: bool = False) -> list:
         """Per-text token states (tokens, dim) as float32 numpy, padding excluded, special
         tokens included; a text longer than max_length gives its windows' tokens in order.
         `layer` defaults to the encoder's layer (None: the last). With return_ids, a list of
-        (ids, states) pairs."""
+        (ids, states) pairs. With content_only, the special tokens of every window and the
+        tokens of the encoder's text prefix (e5's "query: ") are left out (BERTScore matches
+        words, not markers); a text with no content token keeps its first token."""
+        if content_only:
+            full = self.encode_tokens(texts, layer, return_ids=True)
+            return [self._content(ids, states, return_ids) for ids, states in full]
         texts = list(texts)
         layer = self.layer if layer is None else layer
         windows, owner, _ = self._windows(texts)
@@ -170,6 +175,21 @@ class TransformerEncoder(Encoder):
             arr = np.concatenate([a for _, a in p]).astype(np.float32)
             out.append((ids, arr) if return_ids else arr)
         return out
+
+    def _content(self, ids: list[int], states: np.ndarray, return_ids: bool):
+        head, tail = len(self.tok.head), len(self.tok.tail)
+        keep, pos = [], 0
+        while pos < len(ids):  # window by window: head, up to self.window content tokens, tail
+            size = min(self.window, len(ids) - pos - head - tail)
+            keep.extend(range(pos + head, pos + head + size))
+            pos += head + size + tail
+        prefix = self.tok.content_ids([""])[0] if self.prefix else []
+        n = 0
+        while n < len(prefix) and n < len(keep) and ids[keep[n]] == prefix[n]:
+            n += 1
+        keep = keep[n:] or [0]
+        out = states[keep]
+        return ([ids[i] for i in keep], out) if return_ids else out
 
     def _windows(self, texts: list[str]):
         """Every text's content ids cut into windows (at least one each), with specials."""

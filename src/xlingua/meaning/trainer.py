@@ -106,7 +106,9 @@ def train_meaning(src: np.ndarray, tgt: np.ndarray, src_langs: list[str], out_di
     """Train on base vectors of pairs (src[i] in src_langs[i], tgt[i] in tgt_lang); write
     out_dir/model.pt (the best epoch by `config.select_on`: lowest validation loss, or highest
     "mean" of that dev signal) and out_dir/train_log.json; return the log. `dev` maps names to
-    signals (model -> {"mean": ..., subset: ...}), all computed and logged after every epoch."""
+    signals (model -> {"mean": ..., subset: ...}), all computed and logged after every epoch.
+    After every epoch out_dir/state.pt is written; a run started again on the same out_dir with
+    the same settings and data continues from it (max_epochs and patience may change)."""
     config = config or TrainConfig()
     dev = dict(dev or {})
     if src.shape != tgt.shape or len(src) != len(src_langs):
@@ -165,6 +167,30 @@ def train_meaning(src: np.ndarray, tgt: np.ndarray, src_langs: list[str], out_di
 
     history, best, bad, best_epoch, best_val = [], -float("inf"), 0, 0, float("inf")
     start_time = time.time()
+    # Resume after a kill: state.pt holds everything the next epoch depends on.
+    state_path = out / "state.pt"
+    identity = {**asdict(config), "n": n, "dim": int(src.shape[1]), "langs": langs}
+    for k in ("max_epochs", "patience", "snapshot_every"):  # stopping rules may change on resume
+        identity.pop(k)
+    if state_path.exists():
+        state = torch.load(state_path, map_location="cpu", weights_only=True)
+        if state["identity"] != identity:
+            raise ValueError(f"{out} holds a run with other settings or data (state.pt); "
+                             f"give another --out or delete {state_path}")
+        model.load_state_dict(state["model"])
+        opt.load_state_dict(state["optimizer"])
+        rng.bit_generator.state = state["rng"]
+        train_neg.rng.bit_generator.state = state["train_neg_rng"]
+        history, best, bad, best_epoch, best_val = (state[k] for k in ("history", "best", "bad", "best_epoch", "best_val"))
+        start_time -= state["seconds"]
+
+    def save_state() -> None:
+        tmp = out / "state.pt.tmp"
+        torch.save({"identity": identity, "model": model.state_dict(), "optimizer": opt.state_dict(),
+                    "rng": rng.bit_generator.state, "train_neg_rng": train_neg.rng.bit_generator.state,
+                    "history": history, "best": best, "bad": bad, "best_epoch": best_epoch, "best_val": best_val,
+                    "seconds": time.time() - start_time}, tmp)
+        os.replace(tmp, state_path)
 
     def write_log(finished: bool) -> dict:
         log = {"config": asdict(config), "langs": langs, "n_train": len(train_idx), "n_val": len(val_idx),
@@ -175,8 +201,12 @@ def train_meaning(src: np.ndarray, tgt: np.ndarray, src_langs: list[str], out_di
         return log
 
     progress = _progress(config.max_epochs) if show_progress else None
+    if progress:
+        progress[0].update(progress[1], completed=len(history))
     try:
-        for epoch in range(1, config.max_epochs + 1):
+        for epoch in range(len(history) + 1, config.max_epochs + 1):
+            if bad >= config.patience:
+                break  # a resumed run that had already stopped
             order = rng.permutation(train_idx)
             train_total = 0.0
             for start in range(0, len(order), config.batch_size):
@@ -197,14 +227,13 @@ def train_meaning(src: np.ndarray, tgt: np.ndarray, src_langs: list[str], out_di
                 model.save(out / "model.pt")
             else:
                 bad += 1
-            write_log(finished=False)  # a killed run still says how far it got
             if config.snapshot_every and epoch % config.snapshot_every == 0:
                 model.save(out / f"model_epoch{epoch}.pt")
+            save_state()
+            write_log(finished=False)  # a killed run still says how far it got
             if progress:
                 progress[0].update(progress[1], advance=1,
                                    description=f"{config.select_on} {score:.4f} best {best:.4f}@{best_epoch}")
-            if bad >= config.patience:
-                break
     finally:
         if progress:
             progress[0].stop()

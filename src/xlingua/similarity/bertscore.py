@@ -5,7 +5,7 @@ Each token is greedily matched to its most similar token of the other sentence:
     R = mean_{x in X} max_{y in Y} cos(x, y),  P = mean_{y in Y} max_{x in X} cos(x, y),
     F = 2 P R / (P + R),  with P and R floored at 1e-6 so F stays in (0, 1]
 No idf weighting. Works on torch tensors (differentiable, for training) and, through
-`bertscore_retrieve`, on cached numpy token embeddings for retrieval.
+`bertscore_full`, `bertscore_paired` and `bertscore_retrieve`, on numpy token embeddings.
 """
 from __future__ import annotations
 
@@ -35,12 +35,43 @@ def bertscore_matrix(x: torch.Tensor, x_mask: torch.Tensor, y: torch.Tensor, y_m
     return 2 * precision * recall / (precision + recall)
 
 
+def bertscore_full(queries: list[np.ndarray], candidates: list[np.ndarray],
+                   max_elements: int = 1 << 26) -> np.ndarray:
+    """(n_queries, n_candidates) BERTScore F from per-sentence token embedding arrays (L_i, d),
+    computed a few queries at a time so that no (chunk, m, Lx, Ly) block holds more than
+    `max_elements` similarities (256 MB of float32 by default)."""
+    cand, cand_mask = _pad(candidates)
+    per_query = len(candidates) * cand.shape[1] * max(len(q) for q in queries) if queries else 1
+    chunk = max(1, max_elements // max(per_query, 1))
+    rows = []
+    with torch.no_grad():
+        for start in range(0, len(queries), chunk):
+            q, q_mask = _pad(queries[start : start + chunk])
+            rows.append(bertscore_matrix(q, q_mask, cand, cand_mask).numpy())
+    return np.concatenate(rows) if rows else np.zeros((0, len(candidates)), np.float32)
+
+
+def bertscore_paired(xs: list[np.ndarray], ys: list[np.ndarray], chunk: int = 64) -> np.ndarray:
+    """(n,) BERTScore F of each aligned pair (xs[i], ys[i]) of token embedding arrays."""
+    if len(xs) != len(ys):
+        raise ValueError(f"bertscore_paired needs as many left as right sentences, got {len(xs)} and {len(ys)}")
+    out = []
+    with torch.no_grad():
+        for start in range(0, len(xs), chunk):
+            x, x_mask = _pad(xs[start : start + chunk])
+            y, y_mask = _pad(ys[start : start + chunk])
+            # each pair on its own: the diagonal of the chunk's (chunk, chunk) matrix, per row
+            out.extend(float(bertscore_matrix(x[i : i + 1], x_mask[i : i + 1], y[i : i + 1], y_mask[i : i + 1]))
+                       for i in range(len(x)))
+    return np.asarray(out, dtype=np.float32)
+
+
 def bertscore_retrieve(
     queries: list[np.ndarray],
     candidates: list[np.ndarray],
     k: int = 1,
-    chunk: int = 64,
     inbatch_alpha: float | None = None,
+    max_elements: int = 1 << 26,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Top-k candidates by BERTScore F for each query, from cached per-sentence token
     embedding arrays (L_i, d). Returns (scores, indices), both (n_queries, k).
@@ -48,13 +79,7 @@ def bertscore_retrieve(
     matrix first (OneAligner at inference; the global-mean term does not change rankings)."""
     from xlingua.similarity.inbatch import inbatch_normalize
 
-    cand, cand_mask = _pad(candidates)
-    rows = []
-    with torch.no_grad():
-        for start in range(0, len(queries), chunk):
-            q, q_mask = _pad(queries[start : start + chunk])
-            rows.append(bertscore_matrix(q, q_mask, cand, cand_mask).numpy())
-    full = np.concatenate(rows) if rows else np.zeros((0, len(candidates)), np.float32)
+    full = bertscore_full(queries, candidates, max_elements)
     if inbatch_alpha is not None:
         full = inbatch_normalize(full, alpha=inbatch_alpha, global_term=False)
     k = min(k, full.shape[1])

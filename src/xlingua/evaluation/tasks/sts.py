@@ -1,5 +1,5 @@
 """Semantic textual similarity: Spearman and Pearson correlation (x100) between the cosine of
-the two sentences' embeddings and the gold score, on STS 2017 (Cer et al. 2017, all tracks),
+the two sentences' embeddings (or another scorer of xlingua.evaluation.scoring) and the gold score, on STS 2017 (Cer et al. 2017, all tracks),
 STS2017-extended (Reimers & Gurevych 2020), the STS Benchmark test set and stsb_multi_mt dev."""
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from scipy.stats import pearsonr, spearmanr
 from xlingua.data import benchmarks as B
 from xlingua.evaluation.base import EvalContext, Task, TaskResult, mean
 from xlingua.evaluation.registry import register
+from xlingua.evaluation.scoring import layer_option, pair_scores
 from xlingua.similarity import normalize_rows
 
 GROUPS = B.STS_GROUPS
@@ -27,11 +28,11 @@ def correlations(pred, gold) -> dict[str, float]:
             "pearson": float(pearsonr(pred, gold).statistic) * 100}
 
 
-def score_pairs(ctx: EvalContext, pairs: B.ScoredPairs) -> dict[str, float]:
+def score_pairs(ctx: EvalContext, pairs: B.ScoredPairs, scorer: str = "cosine", alpha: float = 0.5,
+                layer: int | None = None) -> dict[str, float]:
     pairs = pairs.head(ctx.limit)
-    a = ctx.embed(pairs.s1, pairs.lang1)
-    b = ctx.embed(pairs.s2, pairs.lang2)
-    return {**correlations(pair_cosines(a, b), pairs.score), "n": int(len(pairs))}
+    pred = pair_scores(ctx, pairs.s1, pairs.s2, pairs.lang1, pairs.lang2, scorer, alpha=alpha, layer=layer)
+    return {**correlations(pred, pairs.score), "n": int(len(pairs))}
 
 
 @register
@@ -39,15 +40,21 @@ class STS(Task):
     name = "sts"
     description = "STS17, STS17-extended, STSb test, stsb_multi_mt dev: Spearman/Pearson of cosine x100"
     data = "sts17/, sts17_extended/, stsb/stsbenchmark/sts-test.csv, stsb_multi_mt/*-dev.csv"
-    default_options = {"subset": "all"}
+    default_options = {"subset": "all", "scorer": "cosine", "alpha": 0.5, "layer": ""}
 
     def evaluate(self, ctx: EvalContext) -> TaskResult:
         opt = self.options(ctx)
         groups = GROUPS if opt["subset"] == "all" else tuple(g.strip() for g in str(opt["subset"]).split(","))
-        res = TaskResult(self.name, config={"sets": list(groups), "similarity": "cosine"})
+        scorer, alpha, layer = str(opt["scorer"]), float(opt["alpha"]), layer_option(opt["layer"])
+        config = {"sets": list(groups), "similarity": scorer}
+        if "inbatch" in scorer:
+            config["alpha"] = alpha
+        if scorer.startswith("bertscore"):
+            config["layer"] = layer
+        res = TaskResult(self.name, config=config)
         for group in groups:
             for pairs in ctx.track(B.read_sts_group(group, ctx.data_dir), f"sts {group}"):
-                res.rows[pairs.name] = score_pairs(ctx, pairs)
+                res.rows[pairs.name] = score_pairs(ctx, pairs, scorer, alpha, layer)
                 if pairs.note:
                     res.notes.append(f"{pairs.name}: {pairs.note}")
             names = [n for n in res.rows if n.startswith(group + ".")]
