@@ -135,3 +135,14 @@ def test_precision_is_validated(tiny_model_dir, tmp_path):
 def test_shipped_configs_validate(path):
     cfg = load_config(path)
     assert cfg.tasks and not Path(cfg.output_dir).is_absolute()
+
+
+def test_empty_dev_set_is_refused_before_training(tmp_path, monkeypatch):
+    from xlingua.training.config import EvalConfig
+    from xlingua.training.evaluate import DevEvaluator
+
+    empty = tmp_path / "xx-en.dev.tsv"
+    empty.write_text("")
+    monkeypatch.setattr("xlingua.training.evaluate.l10n_path", lambda lang, split: empty)
+    with pytest.raises(ValueError, match=r"\['l10n_xx'\] have fewer than 2 pairs"):
+        DevEvaluator(EvalConfig(l10n_langs=["xx"]))

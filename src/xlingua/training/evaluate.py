@@ -37,6 +37,9 @@ class DevEvaluator:
             dev = read_general(config.general_langs, split="dev")
             for lang in config.general_langs:
                 self.sets[f"general_{lang}"] = [(p.text, p.english) for p in dev if p.lang == lang][: config.limit]
+        empty = [name for name, pairs in self.sets.items() if len(pairs) < 2]
+        if empty:  # caught before training starts, not at the first evaluation
+            raise ValueError(f"dev set(s) {empty} have fewer than 2 pairs: choose other eval languages")
 
     def __bool__(self) -> bool:
         return bool(self.sets)
