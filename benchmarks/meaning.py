@@ -18,7 +18,6 @@ text is embedded once for the base and all its meaning models.
 from __future__ import annotations
 
 import argparse
-import json
 import re
 from pathlib import Path
 
@@ -26,6 +25,7 @@ from xlingua.encoders.cache import CachedEncoder
 from xlingua.encoders.loading import load_encoder
 from xlingua.encoders.meaning import MeaningEncoder
 from xlingua.evaluation.runner import run
+from xlingua.io import write_json
 
 QE_PAIRS = ["en-de", "en-zh", "et-en", "ne-en", "ro-en", "si-en"]
 STS_SUMMARY = ["sts17_extended monolingual pearson", "sts17_extended cross-lingual pearson"]
@@ -85,9 +85,7 @@ def main(argv=None):
             results[f"{name} {scorer}"] = res
             rows.append((name, scorer, res))
             if args.out:
-                tmp = Path(f"{args.out}.tmp")
-                tmp.write_text(json.dumps(results, indent=1))
-                tmp.replace(args.out)
+                write_json(args.out, results)
     print_table(args.base, rows, with_sts=not args.no_sts)
 
 

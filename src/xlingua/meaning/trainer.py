@@ -17,7 +17,7 @@ from typing import Callable
 import numpy as np
 import torch
 
-from xlingua.io import write_json
+from xlingua.io import save_torch, write_json
 from xlingua.meaning.losses import LanguageLoss, MeaningLoss, ReconstructionLoss
 from xlingua.encoders.meaning_mlp import MeaningConfig, MeaningModel
 
@@ -185,12 +185,10 @@ def train_meaning(src: np.ndarray, tgt: np.ndarray, src_langs: list[str], out_di
         start_time -= state["seconds"]
 
     def save_state() -> None:
-        tmp = out / "state.pt.tmp"
-        torch.save({"identity": identity, "model": model.state_dict(), "optimizer": opt.state_dict(),
-                    "rng": rng.bit_generator.state, "train_neg_rng": train_neg.rng.bit_generator.state,
-                    "history": history, "best": best, "bad": bad, "best_epoch": best_epoch, "best_val": best_val,
-                    "seconds": time.time() - start_time}, tmp)
-        os.replace(tmp, state_path)
+        save_torch(state_path, {"identity": identity, "model": model.state_dict(), "optimizer": opt.state_dict(),
+                                "rng": rng.bit_generator.state, "train_neg_rng": train_neg.rng.bit_generator.state,
+                                "history": history, "best": best, "bad": bad, "best_epoch": best_epoch,
+                                "best_val": best_val, "seconds": time.time() - start_time})
 
     def write_log(finished: bool) -> dict:
         log = {"config": asdict(config), "langs": langs, "n_train": len(train_idx), "n_val": len(val_idx),
