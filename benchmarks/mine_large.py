@@ -140,7 +140,7 @@ def synthetic_vectors(fit_summary: dict, n: int, gold, seed: int = 0):
     differences, s chosen so that the mean pair cosine matches the real one."""
     def load_side(side):
         d = Path(fit_summary["artefacts"][f"{side}_embed"])
-        return np.concatenate([load_embeddings(p) for p in sorted(d.glob("emb_*.npy"))])
+        return np.concatenate([load_embeddings(p) for p in sorted(d.glob("shard-*.npy"))])
 
     xs, ys = load_side("src"), load_side("tgt")
     fit_gold = json.loads(Path(fit_summary["gold_file"]).read_text())
@@ -185,7 +185,7 @@ def plain_faiss(summary: dict, k: int) -> dict:
 
     def load_side(side):
         d = Path(summary["artefacts"][f"{side}_embed"])
-        return np.concatenate([load_embeddings(p) for p in sorted(d.glob("emb_*.npy"))])
+        return np.concatenate([load_embeddings(p) for p in sorted(d.glob("shard-*.npy"))])
 
     x, y = load_side("src"), load_side("tgt")
     out = {}

@@ -21,7 +21,7 @@ import numpy as np
 
 from xlingua.data.sentences import split_sentences
 from xlingua.data.text import DEFAULT_MAX_CHARS, read_lines
-from xlingua.score import Embed
+from xlingua.encoders.base import Embed
 from xlingua.similarity.cosine import cosine_matrix
 from xlingua.similarity.monotone import Bead, monotone_align
 

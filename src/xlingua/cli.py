@@ -172,8 +172,10 @@ def mine_command(
     index: str = typer.Option("auto", help="auto (Flat while it fits, else IVF-PQ by size), Flat, or a FAISS factory string."),
     nprobe: int = typer.Option(128, help="Inverted lists visited per query (IVF indexes)."),
     shard_size: int = typer.Option(100_000, help="Sentences per shard (bounds memory)."),
-    batch_size: int = typer.Option(64, help="Encoder batch size."),
+    batch_size: int = typer.Option(64, help="Encoder batch size (encoders batched by count; the bundled paths batch by tokens). Not part of the cache key: it moves no vector."),
     skip_lang_check: bool = typer.Option(False, "--skip-lang-check", help="Don't check that each corpus is written in its language's script."),
+    src_embeddings: str = typer.Option(None, "--src-embeddings", help="DIR that `xlingua embed SRC -o DIR --shard-size N` wrote (--ids for id<TAB>sentence corpora): its rows are used, SRC is not embedded again."),
+    tgt_embeddings: str = typer.Option(None, "--tgt-embeddings", help="The same for TGT; both sides must come from the same model."),
 ):
     """Mine parallel sentence pairs from two monolingual corpora (LASER / stopes style)."""
     from rich.console import Console
@@ -183,7 +185,8 @@ def mine_command(
 
     config = MineConfig(src_lang, tgt_lang, model=model, margin=margin, k=k, mode=mode,
                         threshold=threshold, dedup=dedup, shard_size=shard_size, index=index,
-                        nprobe=nprobe, batch_size=batch_size, check_lang=not skip_lang_check)
+                        nprobe=nprobe, batch_size=batch_size, check_lang=not skip_lang_check,
+                        src_embeddings=src_embeddings, tgt_embeddings=tgt_embeddings)
     summary = mine(src, tgt, output, config, workdir=workdir, ray=ray, calibrate=calibrate)
     table = Table(title=f"mined {summary['written']:,} pairs -> {output}")
     for col in ("stage", "seconds", "cached", "peak RSS MiB"):

@@ -28,14 +28,13 @@ import numpy as np
 
 from xlingua.data.text import DEFAULT_MAX_CHARS, InputError, Line, check_readable, read_lines, spool_stdin
 from xlingua.encoders.base import Encoder
+from xlingua.encoders.store import FORMAT, INDEX, Store, StoreError, ids_name, index_record, shard_name
 from xlingua.io import (atomic_open, atomic_path, check_writable, open_memmap, partial_name,
                         remove_stale_partials, save_npy, write_json, write_text)
 from xlingua.progress import progress_bar
 
 DTYPES = ("float32", "float16")
-INDEX = "index.json"
 JOB = "job.json"
-FORMAT = "xlingua-embeddings/1"
 
 
 @dataclass
@@ -181,7 +180,7 @@ def _embed_sharded(encoder: Encoder, config: EmbedConfig) -> EmbedResult:
         total = None if "-" in config.inputs else progress.count(_reader(config))
         lines = _reader(config)
         for k, shard_lines in enumerate(_chunks(lines, size)):
-            name = f"shard-{k:05d}.npy"
+            name = shard_name(k)
             path = out / name
             if path.exists():
                 done = np.load(path, mmap_mode="r")
@@ -193,16 +192,15 @@ def _embed_sharded(encoder: Encoder, config: EmbedConfig) -> EmbedResult:
                 vecs = np.concatenate([_embed_chunk(encoder, chunk, config)
                                        for chunk in _chunks(iter(shard_lines), config.buffer_lines)])
                 if config.ids:
-                    write_text(out / f"shard-{k:05d}.ids.txt", "".join(f"{l.id}\n" for l in shard_lines))
+                    write_text(out / ids_name(k), "".join(f"{l.id}\n" for l in shard_lines))
                 save_npy(path, vecs)
             shards.append({"file": name, "rows": len(shard_lines)})
             rows += len(shard_lines)
             progress.advance(len(shard_lines), total)
     if total is not None and rows != total:
         raise InputError(f"input changed while it was being read ({rows} lines, {total} counted)")
-    write_json(out / INDEX, {"format": FORMAT, "rows": rows, "dim": encoder.dim,
-                              "dtype": config.dtype, "model": encoder.fingerprint(),
-                              "shards": shards})
+    write_json(out / INDEX, index_record([s["rows"] for s in shards], encoder.dim, config.dtype,
+                                         encoder.fingerprint()))
     return EmbedResult(out, rows, encoder.dim, config.dtype, shards_reused=reused,
                        shards=[s["file"] for s in shards])
 
@@ -211,15 +209,10 @@ def load_embeddings(path: str | os.PathLike, mmap: bool = False) -> np.ndarray:
     """Read the output of `xlingua embed`: an .npy file, or a complete sharded directory."""
     path = Path(path)
     if path.is_dir():
-        index_path = path / INDEX
-        if not index_path.exists():
-            raise InputError(f"{path}: no {INDEX}, so the embedding job has not finished; "
-                             "rerun the same command to resume it")
-        index = json.loads(index_path.read_text(encoding="utf-8"))
-        parts = [np.load(path / s["file"], mmap_mode="r" if mmap else None) for s in index["shards"]]
-        if not parts:
-            return np.zeros((0, index["dim"]), dtype=index["dtype"])
-        return np.concatenate(parts)
+        try:
+            return Store(path).load(mmap)
+        except StoreError as exc:
+            raise InputError(str(exc)) from None
     return np.load(path, mmap_mode="r" if mmap else None)
 
 

@@ -16,15 +16,14 @@ import os
 from dataclasses import dataclass, field
 from itertools import islice
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Sequence
 
 import numpy as np
 
 from xlingua.data.text import DEFAULT_MAX_CHARS, count_pairs, read_pairs
+from xlingua.encoders.base import Embed
 from xlingua.similarity import paired_cosine, pair_margin
 
-#: embed(texts, lang) -> (n, dim) vectors; an Encoder's `encode`, or the server's batcher
-Embed = Callable[[Sequence[str], "str | None"], np.ndarray]
 
 
 @dataclass

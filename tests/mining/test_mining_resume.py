@@ -46,12 +46,12 @@ def test_kill_9_during_embedding_then_rerun_gives_identical_bytes(tmp_path, corp
     """))
     proc = subprocess.Popen([sys.executable, str(script)])
     deadline = time.time() + 60
-    while len(list(wd.glob("embed/*/emb_*.npy"))) < 3 and time.time() < deadline:
+    while len(list(wd.glob("embed/*/shard-*.npy"))) < 3 and time.time() < deadline:
         time.sleep(0.05)
     proc.kill()  # SIGKILL: no cleanup runs
     proc.wait()
     assert proc.returncode == -9
-    done_before = len(list(wd.glob("embed/*/emb_*.npy")))
+    done_before = len(list(wd.glob("embed/*/shard-*.npy")))
     assert 3 <= done_before < 14 and not out.exists()
     mine(sp, tp, out, MineConfig(**CONFIG), wd, encoder=CharNgramEncoder(), show_progress=False)
     assert out.read_bytes() == _clean_run(tmp_path, sp, tp)

@@ -2,9 +2,12 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
+
+#: embed(texts, lang) -> (n, dim) vectors; an Encoder's `encode`, or the server's batcher
+Embed = Callable[[Sequence[str], "str | None"], np.ndarray]
 
 
 class Encoder(ABC):

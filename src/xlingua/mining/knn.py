@@ -16,13 +16,9 @@ from xlingua.index import (build_index, choose_index, exact_knn_streamed, flat_i
                            recall, save_index, search)
 from xlingua.index.factory import set_nprobe, train_sample_size
 from xlingua.mining.cache import Step, atomic_path, save_npz, stable_hash
-from xlingua.mining.embed import load_embeddings
+from xlingua.mining.embed import shard_loader
 
 RECALL_QUERIES = 1000
-
-
-def _emb_loader(emb_dir: str):
-    return lambda i: load_embeddings(Path(emb_dir) / f"emb_{i:05d}.npy")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -59,7 +55,7 @@ class IndexStep(Step):
         n = int(sum(cfg.sizes))
         meta = {"factory": factory, "ntotal": n}
         if factory != "Flat":
-            load = _emb_loader(cfg.embed_dir)
+            load = shard_loader(cfg.embed_dir)
             train = _sample(load, cfg.sizes, train_sample_size(factory, n))
             index = build_index(factory, cfg.dim, train, (load(i) for i in range(len(cfg.sizes))),
                                 nprobe=cfg.nprobe)
@@ -90,7 +86,7 @@ def _get_index(index_dir: str, factory: str, db_dir: str, n_db: int, nprobe: int
     if key not in _INDEX_CACHE:
         _INDEX_CACHE.clear()
         if factory == "Flat":
-            _INDEX_CACHE[key] = flat_index(_emb_loader(db_dir), n_db)
+            _INDEX_CACHE[key] = flat_index(shard_loader(db_dir), n_db)
         else:
             _INDEX_CACHE[key] = load_index(Path(index_dir) / "index.faiss", nprobe)
     set_nprobe(_INDEX_CACHE[key], nprobe)
@@ -103,7 +99,7 @@ def knn_shard(query_dir: str, i: int, index_dir: str, factory: str, db_dir: str,
     if out.exists():
         return str(out)
     index = _get_index(index_dir, factory, db_dir, n_db, nprobe)
-    d, idx = search(index, _emb_loader(query_dir)(i), k)
+    d, idx = search(index, shard_loader(query_dir)(i), k)
     save_npz(out, D=d.astype(np.float32), I=idx.astype(np.int64))
     return str(out)
 
@@ -161,9 +157,9 @@ class KnnStep(Step):
         for s in range(len(cfg.query_sizes)):
             local = rows[(rows >= starts[s]) & (rows < starts[s + 1])] - starts[s]
             if len(local):
-                queries.append(_emb_loader(cfg.query_dir)(s)[local])
+                queries.append(shard_loader(cfg.query_dir)(s)[local])
                 approx.append(self.load(s)[1][local])
         queries, approx = np.concatenate(queries), np.concatenate(approx)
-        _, exact = exact_knn_streamed(queries, _emb_loader(cfg.db_dir), len(cfg.db_sizes),
+        _, exact = exact_knn_streamed(queries, shard_loader(cfg.db_dir), len(cfg.db_sizes),
                                       approx.shape[1])
         return recall(approx, exact)

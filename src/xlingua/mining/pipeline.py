@@ -1,8 +1,9 @@
 """`mine`: the whole bitext-mining pipeline, each step cached in the work directory.
 
-shard -> embed (float16) -> index -> kNN both ways -> score -> select -> write.
-Every step's directory is keyed by its config and its inputs' keys; a rerun (also after
-kill -9) reuses finished steps and shard files, and writes byte-identical output."""
+shard -> embed (float16; or import the rows `xlingua embed` wrote) -> index -> kNN both ways
+-> score -> select -> write. Every step's directory is keyed by its config and its inputs'
+keys; a rerun (also after kill -9) reuses finished steps and shard files, and writes
+byte-identical output."""
 from __future__ import annotations
 
 import dataclasses
@@ -16,8 +17,8 @@ from xlingua.data.text import read_gold
 from xlingua.encoders.base import Encoder
 from xlingua.mining.cache import peak_memory_mb, save_json
 from xlingua.mining.corpus import ShardedCorpus, ShardStep, shard_config
-from xlingua.mining.embed import (ConcatConfig, ConcatStep, EmbedConfig, EmbedStep,
-                                  resolve_encoder)
+from xlingua.mining.embed import (ConcatConfig, ConcatStep, EmbedConfig, EmbedStep, ImportStep,
+                                  import_config, resolve_encoder)
 from xlingua.mining.knn import IndexConfig, IndexStep, KnnConfig, KnnStep
 from xlingua.mining.langs import normalize_lang
 from xlingua.mining.runner import Runner
@@ -45,6 +46,8 @@ class MineConfig:
     batch_size: int = 64
     alpha: float = 0.5
     check_lang: bool = True
+    src_embeddings: str | None = None  # a store `xlingua embed -o DIR --shard-size N` wrote
+    tgt_embeddings: str | None = None
 
     def validate(self) -> None:
         self.src_lang = normalize_lang(self.src_lang)
@@ -80,6 +83,35 @@ def default_workdir() -> Path:
     return xlingua_home() / "mine"
 
 
+@dataclasses.dataclass
+class Side:
+    """One corpus through the pipeline: its shard step, then its vector step."""
+    name: str  # "src" or "tgt"
+    lang: str
+    shard: ShardStep
+    meta: dict
+    vectors: object = None  # EmbedStep, ImportStep or ConcatStep
+    dim: int = 0
+
+    @property
+    def sizes(self) -> tuple:
+        return tuple(self.meta["shards"])
+
+
+@dataclasses.dataclass
+class _Run:
+    """What every step of one `mine` call shares."""
+    config: MineConfig
+    workdir: Path
+    runner: Runner
+    clock: _Clock
+    show_progress: bool
+
+    def log(self, msg: str) -> None:
+        if self.show_progress:
+            print(msg, flush=True)
+
+
 def mine(src: str | Path, tgt: str | Path, output: str | Path, config: MineConfig,
          workdir: str | Path | None = None, encoder: Encoder | None = None,
          ray: str | None = None, calibrate: str | Path | None = None,
@@ -87,134 +119,164 @@ def mine(src: str | Path, tgt: str | Path, output: str | Path, config: MineConfi
     """Mine `src` x `tgt` into `output` (gzipped TSV) and `<output>.summary.json`.
 
     `config.model` may list several encoder specs ("bundled,use"): their cosines are averaged
-    (see ConcatStep). `encoder` (one Encoder or a list) overrides config.model."""
+    (see ConcatStep). `encoder` (one Encoder or a list) overrides config.model.
+    `config.src_embeddings` / `tgt_embeddings` take a side's vectors from a store that
+    `xlingua embed` wrote for the same file instead of embedding it."""
     config.validate()
     if calibrate is not None and config.threshold is not None:
         raise ValueError("give either a threshold or a gold set to calibrate one, not both")
     output = Path(output)
-    workdir = Path(workdir) if workdir else default_workdir()
     gold = read_gold(calibrate) if calibrate is not None else None
-    if encoder is not None:
-        encoders = list(encoder) if isinstance(encoder, (list, tuple)) else [encoder]
-    else:
-        encoders = [resolve_encoder(m.strip()) for m in config.model.split(",") if m.strip()]
-    runner = Runner(ray, show_progress=show_progress)
-    clock = _Clock()
+    run = _Run(config, Path(workdir) if workdir else default_workdir(),
+               Runner(ray, show_progress=show_progress), _Clock(), show_progress)
     t_start = time.perf_counter()
-
-    def log(msg):
-        if show_progress:
-            print(msg, flush=True)
-
-    # 1. shards
-    sides = {}
-    for side, path, lang in (("src", src, config.src_lang), ("tgt", tgt, config.tgt_lang)):
-        step = ShardStep(shard_config(path, lang, config.shard_size, config.dedup,
-                                      config.check_lang), workdir)
-        meta = clock.run(f"shard_{side}", step, step.run)
-        sides[side] = {"shard": step, "meta": meta}
-        log(f"[shard] {side}: {meta['sentences']:,} sentences in {len(meta['shards'])} shard(s)")
-    if sides["src"]["meta"]["has_ids"] != sides["tgt"]["meta"]["has_ids"]:
-        with_ids = [s for s in sides if sides[s]["meta"]["has_ids"]]
-        raise ValueError(f"unequal id formats: {with_ids[0]} file "
-                         f"{sides[with_ids[0]]['meta']['path']} has id<TAB>sentence lines, the "
-                         "other has none; give ids on both sides or on neither")
-    with_ids = sides["src"]["meta"]["has_ids"]
-
-    # 2. embeddings (several models, comma-separated: one embedding per model, then combined)
-    for side, lang in (("src", config.src_lang), ("tgt", config.tgt_lang)):
-        shard = sides[side]["shard"]
-        n_shards = len(sides[side]["meta"]["shards"])
-        steps = []
-        for enc in encoders:
-            step = EmbedStep(EmbedConfig(shard.key, str(shard.dir), n_shards, lang,
-                                         enc.fingerprint(), config.batch_size), workdir)
-            name = f"embed_{side}" if len(encoders) == 1 else f"embed_{side}_{enc.name}"
-            clock.run(name, step, lambda: step.run(enc, runner))
-            steps.append(step)
-            log(f"[embed] {side} {enc.name}: {'cached' if clock.stages[name]['cached'] else 'computed'}")
-        if len(steps) > 1:
-            step = ConcatStep(ConcatConfig(tuple(s.key for s in steps), tuple(str(s.dir) for s in steps),
-                                           n_shards), workdir)
-            clock.run(f"combine_{side}", step, step.run)
-        sides[side]["embed"], sides[side]["dim"] = step, step.meta()["dim"]
-
-    # 3-4. index each side, search it with the other
-    knn = {}
-    for name, q, db in (("fwd", "src", "tgt"), ("bwd", "tgt", "src")):
-        sizes = tuple(sides[db]["meta"]["shards"])
-        istep = IndexStep(IndexConfig(sides[db]["embed"].key, str(sides[db]["embed"].dir), sizes,
-                                      sides[db]["dim"], config.index, config.nprobe,
-                                      config.flat_max_bytes), workdir)
-        imeta = clock.run(f"index_{db}", istep, istep.run)
-        kstep = KnnStep(KnnConfig(istep.key, str(istep.dir), sides[q]["embed"].key,
-                                  str(sides[q]["embed"].dir), str(sides[db]["embed"].dir),
-                                  tuple(sides[q]["meta"]["shards"]), sizes, imeta["factory"],
-                                  config.nprobe, config.k), workdir)
-        kmeta = clock.run(f"knn_{name}", kstep, lambda: kstep.run(runner))
-        knn[name] = (kstep, kmeta)
-        log(f"[knn] {name}: index {imeta['factory']}" +
-            (f", recall {kmeta['recall']}" if "recall" in kmeta else ""))
-
-    # 5. scores
-    sstep = ScoreStep(ScoreConfig(knn["fwd"][0].key, knn["bwd"][0].key, sides["src"]["embed"].key,
-                                  sides["tgt"]["embed"].key, config.margin, config.k, config.alpha),
-                      workdir)
-    clock.run("score", sstep, lambda: sstep.run(
-        knn["fwd"][0], knn["bwd"][0], sides["src"]["embed"], sides["tgt"]["embed"],
-        len(sides["src"]["meta"]["shards"]), len(sides["tgt"]["meta"]["shards"])))
-
-    # 6. select (cheap: recomputed from the cached scores)
-    src_corpus, tgt_corpus = ShardedCorpus(sides["src"]["shard"]), ShardedCorpus(sides["tgt"]["shard"])
-
-    def select():
-        s, a, b = select_pairs(sstep.load(), config.mode)
-        calibration, threshold = None, config.threshold
-        if gold is not None:
-            src_ids, tgt_ids = np.array(src_corpus.all_ids()), np.array(tgt_corpus.all_ids())
-            pairs = zip(src_ids[a].tolist(), tgt_ids[b].tolist())
-            correct = np.fromiter((p in gold for p in pairs), dtype=bool, count=len(a))
-            known_src, known_tgt = set(src_ids.tolist()), set(tgt_ids.tolist())
-            missing = sum(1 for x, y in gold if x not in known_src or y not in known_tgt)
-            calibration = {**best_threshold(s, correct, len(gold)), "gold_pairs_not_in_corpora": missing}
-            threshold = calibration["threshold"]
-            log(f"[calibrate] threshold {threshold:.6f}: P {calibration['precision']:.4f} "
-                f"R {calibration['recall']:.4f} F1 {calibration['f1']:.4f}")
-        return len(s), calibration, threshold, apply_threshold(s, a, b, threshold)
-
-    n_candidates, calibration, threshold, (s, a, b) = clock.run("select", None, select)
-
-    # 7. write. An older output and its summary go first: whatever is left after a failure
-    # is never mistaken for this run's result.
-    def write():
-        for old in (summary_path(output), output):
-            old.unlink(missing_ok=True)
-        return write_pairs(output, s, a, b, src_corpus, tgt_corpus, with_ids)
-
-    written = clock.run("write", None, write)
-    log(f"[write] {written:,} pairs -> {output}")
-
+    src_side, tgt_side = _shard(run, src, tgt)
+    stores = {"src": config.src_embeddings, "tgt": config.tgt_embeddings}
+    encoders = [] if all(stores.values()) else _encoders(config, encoder)
+    for side in (src_side, tgt_side):
+        _vectors(run, side, encoders, stores[side.name])
+    model = _same_model(src_side, tgt_side)
+    knn = {"fwd": _knn(run, src_side, tgt_side, "fwd"), "bwd": _knn(run, tgt_side, src_side, "bwd")}
+    best = _score(run, src_side, tgt_side, knn)
+    src_corpus, tgt_corpus = ShardedCorpus(src_side.shard), ShardedCorpus(tgt_side.shard)
+    n_candidates, calibration, threshold, (s, a, b) = run.clock.run(
+        "select", None, lambda: _select(run, best.load(), gold, src_corpus, tgt_corpus))
+    written = run.clock.run("write", None, lambda: _write(output, s, a, b, src_corpus, tgt_corpus,
+                                                          src_side.meta["has_ids"]))
+    run.log(f"[write] {written:,} pairs -> {output}")
     summary = {
         "output": str(output),
-        "src": _side_summary(sides["src"]["meta"]),
-        "tgt": _side_summary(sides["tgt"]["meta"]),
+        "src": _side_summary(src_side.meta),
+        "tgt": _side_summary(tgt_side.meta),
         "candidates": int(n_candidates),
         "written": int(written),
         "threshold": threshold,
-        "settings": {**dataclasses.asdict(config), "encoder": ",".join(e.fingerprint() for e in encoders),
-                     "index": knn["fwd"][1]["factory"], "dim": sides["src"]["dim"],
-                     "workdir": str(workdir),
-                     "ray": ray},
+        "settings": {**dataclasses.asdict(config), "encoder": model,
+                     "index": knn["fwd"][1]["factory"], "dim": src_side.dim,
+                     "workdir": str(run.workdir), "ray": ray},
         "index": {"fwd": knn["fwd"][1], "bwd": knn["bwd"][1]},
         "calibration": calibration,
-        "artefacts": {f"{side}_{kind}": str(sides[side][kind].dir) for side in sides
-                      for kind in ("shard", "embed")},
-        "timings": clock.stages,
+        "artefacts": {f"{side.name}_{kind}": str(step.dir) for side in (src_side, tgt_side)
+                      for kind, step in (("shard", side.shard), ("embed", side.vectors))},
+        "timings": run.clock.stages,
         "total_seconds": round(time.perf_counter() - t_start, 3),
         "peak_rss_mb": round(peak_memory_mb(), 1),
     }
     save_json(summary_path(output), summary)
     return summary
+
+
+def _shard(run: _Run, src, tgt) -> tuple[Side, Side]:
+    """1. Each corpus into shards of sentences (blank lines, and with dedup repeats, skipped)."""
+    cfg = run.config
+    sides = []
+    for name, path, lang in (("src", src, cfg.src_lang), ("tgt", tgt, cfg.tgt_lang)):
+        step = ShardStep(shard_config(path, lang, cfg.shard_size, cfg.dedup, cfg.check_lang), run.workdir)
+        meta = run.clock.run(f"shard_{name}", step, step.run)
+        sides.append(Side(name, lang, step, meta))
+        run.log(f"[shard] {name}: {meta['sentences']:,} sentences in {len(meta['shards'])} shard(s)")
+    src_side, tgt_side = sides
+    if src_side.meta["has_ids"] != tgt_side.meta["has_ids"]:
+        with_ids = src_side if src_side.meta["has_ids"] else tgt_side
+        raise ValueError(f"unequal id formats: {with_ids.name} file {with_ids.meta['path']} has "
+                         "id<TAB>sentence lines, the other has none; give ids on both sides or on neither")
+    return src_side, tgt_side
+
+
+def _encoders(config: MineConfig, encoder) -> list[Encoder]:
+    if encoder is not None:
+        return list(encoder) if isinstance(encoder, (list, tuple)) else [encoder]
+    return [resolve_encoder(m.strip()) for m in config.model.split(",") if m.strip()]
+
+
+def _vectors(run: _Run, side: Side, encoders: list[Encoder], store: str | None) -> None:
+    """2. The side's unit vectors: imported from a store, or one embedding per encoder
+    (several are combined into one, ConcatStep)."""
+    n_shards = len(side.sizes)
+    if store:
+        step = ImportStep(import_config(side.shard, store), run.workdir)
+        run.clock.run(f"import_{side.name}", step, step.run)
+        run.log(f"[import] {side.name}: rows of {store}")
+    else:
+        steps = []
+        for enc in encoders:
+            step = EmbedStep(EmbedConfig(shards_key=side.shard.key, shards_dir=str(side.shard.dir),
+                                         n_shards=n_shards, lang=side.lang, encoder=enc.fingerprint(),
+                                         batch_size=run.config.batch_size), run.workdir)
+            name = f"embed_{side.name}" if len(encoders) == 1 else f"embed_{side.name}_{enc.name}"
+            run.clock.run(name, step, lambda: step.run(enc, run.runner))
+            steps.append(step)
+            run.log(f"[embed] {side.name} {enc.name}: {'cached' if run.clock.stages[name]['cached'] else 'computed'}")
+        if len(steps) > 1:
+            step = ConcatStep(ConcatConfig(embed_keys=tuple(s.key for s in steps),
+                                           embed_dirs=tuple(str(s.dir) for s in steps), n_shards=n_shards),
+                              run.workdir)
+            model = ",".join(e.fingerprint() for e in encoders)
+            run.clock.run(f"combine_{side.name}", step, lambda: step.run(model))
+    side.vectors, side.dim = step, step.meta()["dim"]
+
+
+def _same_model(src: Side, tgt: Side) -> str:
+    """Vectors of two models are not comparable: both sides must come from the same one."""
+    a, b = src.vectors.meta()["model"], tgt.vectors.meta()["model"]
+    if a != b or src.dim != tgt.dim:
+        raise ValueError(f"the two sides' vectors come from different models ({a}, {src.dim}-d; "
+                         f"{b}, {tgt.dim}-d): embed both with the same model")
+    return a
+
+
+def _knn(run: _Run, query: Side, db: Side, name: str) -> tuple:
+    """3-4. Index the database side, search it with every shard of the query side."""
+    cfg = run.config
+    istep = IndexStep(IndexConfig(embed_key=db.vectors.key, embed_dir=str(db.vectors.dir), sizes=db.sizes,
+                                  dim=db.dim, factory=cfg.index, nprobe=cfg.nprobe,
+                                  flat_max_bytes=cfg.flat_max_bytes), run.workdir)
+    imeta = run.clock.run(f"index_{db.name}", istep, istep.run)
+    kstep = KnnStep(KnnConfig(index_key=istep.key, index_dir=str(istep.dir), query_key=query.vectors.key,
+                              query_dir=str(query.vectors.dir), db_dir=str(db.vectors.dir),
+                              query_sizes=query.sizes, db_sizes=db.sizes, factory=imeta["factory"],
+                              nprobe=cfg.nprobe, k=cfg.k), run.workdir)
+    kmeta = run.clock.run(f"knn_{name}", kstep, lambda: kstep.run(run.runner))
+    run.log(f"[knn] {name}: index {imeta['factory']}" +
+            (f", recall {kmeta['recall']}" if "recall" in kmeta else ""))
+    return kstep, kmeta
+
+
+def _score(run: _Run, src: Side, tgt: Side, knn: dict) -> ScoreStep:
+    """5. Each sentence's best candidate and its score (similarity.bitext)."""
+    cfg = run.config
+    step = ScoreStep(ScoreConfig(fwd_key=knn["fwd"][0].key, bwd_key=knn["bwd"][0].key,
+                                 src_embed_key=src.vectors.key, tgt_embed_key=tgt.vectors.key,
+                                 margin=cfg.margin, k=cfg.k, alpha=cfg.alpha), run.workdir)
+    run.clock.run("score", step, lambda: step.run(knn["fwd"][0], knn["bwd"][0], src.vectors, tgt.vectors,
+                                                  len(src.sizes), len(tgt.sizes)))
+    return step
+
+
+def _select(run: _Run, best: dict, gold, src_corpus, tgt_corpus) -> tuple:
+    """6. The pairs of the mode, then the threshold: given, or calibrated on the gold pairs
+    (cheap: recomputed from the cached scores)."""
+    s, a, b = select_pairs(best, run.config.mode)
+    calibration, threshold = None, run.config.threshold
+    if gold is not None:
+        src_ids, tgt_ids = np.array(src_corpus.all_ids()), np.array(tgt_corpus.all_ids())
+        pairs = zip(src_ids[a].tolist(), tgt_ids[b].tolist())
+        correct = np.fromiter((p in gold for p in pairs), dtype=bool, count=len(a))
+        known_src, known_tgt = set(src_ids.tolist()), set(tgt_ids.tolist())
+        missing = sum(1 for x, y in gold if x not in known_src or y not in known_tgt)
+        calibration = {**best_threshold(s, correct, len(gold)), "gold_pairs_not_in_corpora": missing}
+        threshold = calibration["threshold"]
+        run.log(f"[calibrate] threshold {threshold:.6f}: P {calibration['precision']:.4f} "
+                f"R {calibration['recall']:.4f} F1 {calibration['f1']:.4f}")
+    return len(s), calibration, threshold, apply_threshold(s, a, b, threshold)
+
+
+def _write(output: Path, s, a, b, src_corpus, tgt_corpus, with_ids: bool) -> int:
+    """7. The pairs file. An older output and its summary go first: whatever is left after a
+    failure is never mistaken for this run's result."""
+    for old in (summary_path(output), output):
+        old.unlink(missing_ok=True)
+    return write_pairs(output, s, a, b, src_corpus, tgt_corpus, with_ids)
 
 
 def summary_path(output: str | Path) -> Path:
