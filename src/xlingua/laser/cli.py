@@ -1,4 +1,4 @@
-"""`xlingua laser ...` commands (thin: the work is in xlingua.laser.trainer)."""
+"""`xlingua laser ...` commands (thin: the work is in xlingua.laser.trainer, .sweep and .ship)."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -7,22 +7,46 @@ import typer
 
 from xlingua.cli_errors import Typer
 
-laser_app = Typer(no_args_is_help=True, help="LASER BiLSTM encoder (Artetxe & Schwenk 2019) trained from scratch.")
+laser_app = Typer(no_args_is_help=True, help="LASER BiLSTM encoder (Artetxe & Schwenk 2019) trained from "
+                                             "scratch, by translation or distilled from a teacher (LASER3).")
+
+TRANSLATION_LANGS = "de,nl,fr,es,it,pt,ru,cs,pl"
+
+
+def _list(text: str | None) -> list[str]:
+    return [x.strip() for x in (text or "").split(",") if x.strip()]
 
 
 @laser_app.command("train")
 def train(
     out: Path = typer.Option(..., "--out", "-o", help="Run directory (checkpoint, encoder.pt, spm.model, log)."),
-    langs: str = typer.Option("de,nl,fr,es,it,pt,ru,cs,pl", help="l10n languages (each paired with English)."),
-    second_target: str = typer.Option("fr", help="Second decoder target language besides English."),
-    l10n_pairs: int = typer.Option(15000, help="Pairs sampled per language (0 = all)."),
+    objective: str = typer.Option("translation", help="translation (encoder-decoder, the paper) | distill "
+                                  "(encoder alone matches a teacher's vectors of the English side, LASER3)."),
+    langs: str = typer.Option(None, help="l10n languages (each paired with English). Default: translation "
+                              f"{TRANSLATION_LANGS}; distill the 29 of the own-model recipe."),
+    second_target: str = typer.Option("fr", help="translation: second decoder target language besides English."),
+    l10n_pairs: int = typer.Option(None, help="l10n pairs per language (0 = all). Default: translation 15000 "
+                                   "sampled; distill the first 1500 of each file (the own-model recipe's)."),
     multi30k: bool = typer.Option(True, "--multi30k/--no-multi30k", help="Add Multi30k train (en/de/fr/cs)."),
+    general: bool = typer.Option(True, "--general/--no-general", help="distill: add the general corpus train split."),
+    general_langs: str = typer.Option("", help="distill: general-corpus languages (empty = all 158)."),
+    stsb_langs: str = typer.Option(None, help="distill: stsb_multi_mt train languages aligned with its English "
+                                   "(default de,es,fr,it,ja,nl,pl,pt,ru,zh; '' = none)."),
+    exclude_langs: str = typer.Option("", help="distill: languages left out of every corpus (to measure unseen ones)."),
+    teacher: str = typer.Option("bundled", help="distill: teacher encoder spec; its vectors of the English side "
+                                "come from the shared embedding cache."),
+    metric: str = typer.Option("mse", help="distill: mse (2 - 2 cos of unit vectors) | cosine (1 - cos)."),
+    batch_size: int = typer.Option(128, help="distill: pairs per step."),
+    temperature: float = typer.Option(3.3, help="distill: language sampling p ~ n^(1/T)."),
+    dev_langs: str = typer.Option("ar,de,el,es,et,fi,fr,hi,ja,ko,ne,ro,ru,si,sw,ta,th,tr,vi,zh",
+                                  help="distill: general dev languages scored at the end ('' = none)."),
     vocab_size: int = typer.Option(8000),
+    max_len: int = typer.Option(64, help="Pieces; longer pairs are left out of training (counted in the log)."),
     layers: int = typer.Option(1, help="BiLSTM layers (paper: 5)."),
     hidden: int = typer.Option(256, help="BiLSTM units per direction (paper: 512)."),
     embed_dim: int = typer.Option(256),
-    dec_hidden: int = typer.Option(512, help="Decoder LSTM units (paper: 2048)."),
-    max_tokens: int = typer.Option(2500, help="Padded tokens per batch."),
+    dec_hidden: int = typer.Option(512, help="translation: decoder LSTM units (paper: 2048)."),
+    max_tokens: int = typer.Option(2500, help="translation: padded tokens per batch."),
     lr: float = typer.Option(1e-3),
     max_steps: int = typer.Option(100000),
     max_minutes: float = typer.Option(0.0, help="Training-time budget in minutes, summed over resumes (0 = none)."),
@@ -31,17 +55,33 @@ def train(
     resume: bool = typer.Option(True, "--resume/--no-resume", help="Continue from OUT/checkpoint.pt if present."),
     seed: int = typer.Option(0),
 ):
-    """Train, checkpointing as it goes; then use --model laser:OUT anywhere."""
+    """Train, checkpointing as it goes (a rerun resumes); then use --model laser:OUT anywhere."""
+    from xlingua.laser.distill import L10N_LANGS, STSB_LANGS
     from xlingua.laser.trainer import LaserTrainConfig, train_laser
 
-    cfg = LaserTrainConfig(langs=[l.strip() for l in langs.split(",") if l.strip()], second_target=second_target,
-                           l10n_pairs=l10n_pairs, multi30k=multi30k, vocab_size=vocab_size, layers=layers,
-                           hidden=hidden, embed_dim=embed_dim, dec_hidden=dec_hidden, max_tokens=max_tokens, lr=lr,
-                           max_steps=max_steps, max_minutes=max_minutes, checkpoint_every=checkpoint_every,
-                           snapshot_every=snapshot_every, seed=seed)
+    distill = objective == "distill"
+    if langs is None:
+        langs = ",".join(L10N_LANGS) if distill else TRANSLATION_LANGS
+    if l10n_pairs is None:
+        l10n_pairs = 1500 if distill else 15000
+    try:
+        cfg = LaserTrainConfig(
+            objective=objective, langs=_list(langs), second_target=second_target, l10n_pairs=l10n_pairs,
+            multi30k=multi30k, general=general, general_langs=_list(general_langs),
+            stsb_langs=_list(",".join(STSB_LANGS) if stsb_langs is None else stsb_langs) if distill else [],
+            exclude_langs=_list(exclude_langs), teacher=teacher, metric=metric, batch_size=batch_size,
+            temperature=temperature, dev_langs=_list(dev_langs) if distill else [], vocab_size=vocab_size,
+            max_len=max_len, layers=layers, hidden=hidden, embed_dim=embed_dim, dec_hidden=dec_hidden,
+            max_tokens=max_tokens, lr=lr, max_steps=max_steps, max_minutes=max_minutes,
+            checkpoint_every=checkpoint_every, snapshot_every=snapshot_every, seed=seed)
+    except ValueError as exc:
+        typer.secho(f"error: {exc}", fg=typer.colors.RED, err=True)
+        raise typer.Exit(2)
     log = train_laser(cfg, out, resume=resume)
+    dev = f"; dev accuracy {log['dev']['accuracy']:.1f}, cosine to teacher {log['dev']['teacher_cosine']:.3f}" \
+        if "dev" in log else ""
     typer.echo(f"{log['steps']} steps in {log['train_seconds']:.0f}s; encoder {log['encoder_params']:,} params, "
-               f"{log['encoder_bytes'] / 1e6:.1f} MB; wrote {out / 'encoder.pt'}")
+               f"{log['encoder_bytes'] / 1e6:.1f} MB; wrote {out / 'encoder.pt'}{dev}")
 
 
 @laser_app.command("ship")

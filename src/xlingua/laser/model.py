@@ -87,3 +87,16 @@ class LaserModel(nn.Module):
     def forward(self, src, src_len, tgt_in, lang) -> torch.Tensor:
         """Logits (B, T, vocab) for teacher-forced decoding of tgt_in into language ids `lang`."""
         return self.decoder(self.encoder(src, src_len), tgt_in, lang)
+
+
+class LaserStudent(nn.Module):
+    """The encoder alone, trained by distillation (LASER3: no decoder); `encoder` and `config`
+    as in LaserModel, so checkpoints and encoder.pt are written the same way."""
+
+    def __init__(self, config: LaserConfig):
+        super().__init__()
+        self.config = config
+        self.encoder = BiLSTMEncoder(config)
+
+    def forward(self, tokens: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
+        return self.encoder(tokens, lengths)

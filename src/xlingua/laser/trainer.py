@@ -1,10 +1,15 @@
-"""LASER training: checkpoints, resume, progress, a step and/or time budget.
+"""LASER training: checkpoints, resume, progress, a step and/or time budget, for two objectives:
+
+  translation  the paper's: the encoder feeds a decoder that translates into English or the
+               second target language (Artetxe & Schwenk 2019)
+  distill      LASER3's: the encoder alone learns to put a sentence and its English side where a
+               frozen teacher puts the English sentence (Heffernan et al. 2022; xlingua.laser.distill)
 
 Output directory:
   spm.model        the joint SentencePiece vocabulary
   checkpoint.pt    model + optimizer + step (written every `checkpoint_every` steps and at the end)
   encoder.pt       the encoder alone (config + weights): what `laser:DIR` loads
-  train_log.json   data summary, config, loss curve, time, size
+  train_log.json   data summary, config, loss curve, time, size (distill: teacher, dev figures)
 """
 from __future__ import annotations
 
@@ -21,12 +26,16 @@ import torch.nn.functional as F
 from xlingua.data.benchmarks import read_multi30k_aligned
 from xlingua.io import atomic_path, partial_name, save_torch, write_json
 from xlingua.laser.data import Direction, Schedule, collate, encode_direction, read_l10n_pairs, summarize
-from xlingua.laser.model import LaserConfig, LaserModel
+from xlingua.laser.model import LaserConfig, LaserModel, LaserStudent
 from xlingua.laser.vocab import PAD, load_vocab, train_vocab
+
+
+OBJECTIVES = ("translation", "distill")
 
 
 @dataclass
 class LaserTrainConfig:
+    objective: str = "translation"
     langs: list[str] = field(default_factory=lambda: ["de", "nl", "fr", "es", "it", "pt", "ru", "cs", "pl"])
     second_target: str = "fr"  # the paper's second target language was Spanish
     l10n_pairs: int = 15000  # per language (sampled); 0 = all
@@ -48,11 +57,26 @@ class LaserTrainConfig:
     log_every: int = 50
     snapshot_every: int = 0  # also keep encoder_step{N}.pt every N steps (0 = never), to compare runs at equal steps
     seed: int = 0
+    # distill only (`langs` are then the l10n languages, `l10n_pairs` the first N of each file)
+    teacher: str = "bundled"
+    metric: str = "mse"  # objectives.distillation: mse (2 - 2 cos) or cosine (1 - cos)
+    english_weight: float = 1.0  # weight of student(en) -> teacher(en) beside student(xx) -> teacher(en)
+    batch_size: int = 128  # pairs per step (both sides: 2 x batch_size sentences)
+    temperature: float = 3.3  # language sampling p ~ n^(1/T), as the own-model recipe
+    general: bool = True
+    general_langs: list[str] = field(default_factory=list)  # empty = all 158
+    stsb_langs: list[str] = field(default_factory=list)
+    exclude_langs: list[str] = field(default_factory=list)
+    dev_langs: list[str] = field(default_factory=list)  # general dev slice scored at the end (empty = none)
 
-    def model_config(self, vocab_size: int) -> LaserConfig:
+    def __post_init__(self):
+        if self.objective not in OBJECTIVES:
+            raise ValueError(f"objective must be one of {', '.join(OBJECTIVES)}, got {self.objective!r}")
+
+    def model_config(self, vocab_size: int, proj_dim: int = 0) -> LaserConfig:
         return LaserConfig(vocab_size=vocab_size, target_langs=["en", self.second_target], embed_dim=self.embed_dim,
                            hidden=self.hidden, layers=self.layers, dec_hidden=self.dec_hidden,
-                           lang_dim=self.lang_dim, dropout=self.dropout)
+                           lang_dim=self.lang_dim, dropout=self.dropout, proj_dim=proj_dim)
 
 
 def build_directions(cfg: LaserTrainConfig, out: Path, l10n_root: Path, data_dir=None):
@@ -78,18 +102,11 @@ def build_directions(cfg: LaserTrainConfig, out: Path, l10n_root: Path, data_dir
             for t_lang in ("en", cfg.second_target):
                 if t_lang != s_lang and t_lang in m30:
                     add(s_lang, t_lang, lines, m30[t_lang])
-    spm_path = out / "spm.model"
-    if not spm_path.exists():
-        texts: dict[str, list[str]] = {}
-        for (s_lang, t_lang), (src, tgt) in raw.items():
-            texts.setdefault(s_lang, []).extend(src)
-            texts.setdefault(t_lang, []).extend(tgt)
-        # spm.model is published last: its presence means the vocabulary is done
-        with atomic_path(spm_path) as model_tmp, atomic_path(out / "spm.vocab") as vocab_tmp:
-            prefix = partial_name(out / "spm")
-            os.replace(train_vocab(texts, prefix, vocab_size=cfg.vocab_size, seed=cfg.seed), model_tmp)
-            os.replace(f"{prefix}.vocab", vocab_tmp)
-    sp = load_vocab(spm_path)
+    texts: dict[str, list[str]] = {}
+    for (s_lang, t_lang), (src, tgt) in raw.items():
+        texts.setdefault(s_lang, []).extend(src)
+        texts.setdefault(t_lang, []).extend(tgt)
+    sp = vocabulary(cfg, out, texts)
     directions, dropped = [], {}
     for (s_lang, t_lang), (src, tgt) in sorted(raw.items()):
         d, n_drop = encode_direction(sp, s_lang, t_lang, src, tgt, cfg.max_len)
@@ -98,13 +115,53 @@ def build_directions(cfg: LaserTrainConfig, out: Path, l10n_root: Path, data_dir
     return sp, directions, dropped
 
 
+def vocabulary(cfg: LaserTrainConfig, out: Path, texts: dict[str, list[str]]):
+    """The run's SentencePiece model, learned on the training text on the first run (reused on resume)."""
+    spm_path = out / "spm.model"
+    if not spm_path.exists():
+        # spm.model is published last: its presence means the vocabulary is done
+        with atomic_path(spm_path) as model_tmp, atomic_path(out / "spm.vocab") as vocab_tmp:
+            prefix = partial_name(out / "spm")
+            os.replace(train_vocab(texts, prefix, vocab_size=cfg.vocab_size, seed=cfg.seed), model_tmp)
+            os.replace(f"{prefix}.vocab", vocab_tmp)
+    return load_vocab(spm_path)
+
+
+def build_distill(cfg: LaserTrainConfig, out: Path, data_dir=None, teacher_encoder=None, teacher_cache=None,
+                  show_progress: bool = True):
+    """Read the pairs, learn (or reuse) the vocabulary, tokenize, attach the teacher's vectors.
+    Returns (vocabulary, DistillSet, pairs dropped over max_len, teacher encoder)."""
+    from xlingua.laser.distill import build_set, encode_pairs, read_distill_pairs
+
+    pairs = read_distill_pairs(cfg.general, cfg.general_langs, cfg.langs, cfg.l10n_pairs, cfg.multi30k,
+                               cfg.stsb_langs, cfg.exclude_langs, data_dir)
+    texts: dict[str, list[str]] = {"en": sorted({p[1] for p in pairs})}
+    for x, _, lang in pairs:
+        texts.setdefault(lang, []).append(x)
+    sp = vocabulary(cfg, out, texts)
+    kept, dropped = encode_pairs(sp, pairs, cfg.max_len)
+    if teacher_encoder is None:
+        from xlingua.encoders.loading import load_encoder
+
+        teacher_encoder = load_encoder(cfg.teacher)
+    data = build_set(kept, cfg.teacher, teacher_encoder, teacher_cache, show_progress)
+    return sp, data, dropped, teacher_encoder
+
+
 def _data_model_config(d: dict) -> dict:
     """The part of a config a resumed run must share (the budget may change)."""
-    return {k: v for k, v in d.items() if k not in ("max_steps", "max_minutes", "checkpoint_every", "log_every", "snapshot_every")}
+    return {k: v for k, v in d.items() if k not in ("max_steps", "max_minutes", "checkpoint_every", "log_every", "snapshot_every", "dev_langs")}
 
 
 def _save(obj, path: Path) -> None:
     save_torch(path, obj)
+
+
+def _update(model, opt, loss) -> None:
+    opt.zero_grad()
+    loss.backward()
+    torch.nn.utils.clip_grad_norm_(model.parameters(), 5.0)
+    opt.step()
 
 
 def train_steps(model: LaserModel, opt, directions: list[Direction], schedule: Schedule, start: int, end: int,
@@ -122,13 +179,34 @@ def train_steps(model: LaserModel, opt, directions: list[Direction], schedule: S
         torch.manual_seed(seed * 1_000_003 + step)
         logits = model(src, lengths, tin, lang)
         loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), tout.reshape(-1), ignore_index=PAD)
-        opt.zero_grad()
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 5.0)
-        opt.step()
+        _update(model, opt, loss)
         step += 1
         if on_step:
-            on_step(step, loss.item(), int((tout != PAD).sum()), d)
+            on_step(step, loss.item(), int((tout != PAD).sum()), f"{d.src_lang}->{d.tgt_lang}")
+    return step
+
+
+def distill_steps(model: LaserStudent, opt, data, sampler, loss_fn, batch_size: int, start: int, end: int,
+                  seed: int, on_step=None, deadline: float | None = None) -> int:
+    """Run distillation steps [start, end): batch t is the sampler's t-th draw and dropout is
+    seeded per step, so resuming is exact. Returns the next step."""
+    from xlingua.laser.distill import pad_both
+
+    model.train()
+    step = start
+    while step < end:
+        if deadline is not None and time.time() >= deadline:
+            break
+        sampler.load_state_dict({"calls": step})
+        idx = sampler.next(batch_size)
+        tokens, lengths = pad_both([data.xx[i] for i in idx], [data.en[i] for i in idx])
+        torch.manual_seed(seed * 1_000_003 + step)
+        xx, en = model(tokens, lengths).chunk(2)
+        loss = loss_fn(xx, data.teacher[data.row[idx]], en)
+        _update(model, opt, loss)
+        step += 1
+        if on_step:
+            on_step(step, loss.item(), int(lengths.sum()), "distill")
     return step
 
 
@@ -137,7 +215,9 @@ def export_encoder(model: LaserModel, out: Path, name: str = "encoder.pt") -> No
 
 
 def train_laser(cfg: LaserTrainConfig, out_dir, *, l10n_root=None, data_dir=None, resume: bool = True,
-                show_progress: bool = True) -> dict:
+                show_progress: bool = True, teacher_encoder=None, teacher_cache=None) -> dict:
+    """Train (or resume) a run in `out_dir`. For distill, `teacher_encoder` replaces loading
+    `cfg.teacher` (its fingerprint keys the cache) and `teacher_cache` is the cache directory."""
     from xlingua.paths import corpora_dir
 
     out = Path(out_dir)
@@ -149,17 +229,41 @@ def train_laser(cfg: LaserTrainConfig, out_dir, *, l10n_root=None, data_dir=None
         if _data_model_config(saved["train_config"]) != _data_model_config(asdict(cfg)):
             raise ValueError(f"{ckpt_path} was written with a different config; use a new --out or --no-resume")
     t0 = time.time()
-    sp, directions, dropped = build_directions(cfg, out, l10n_root, data_dir)
+    if cfg.objective == "translation":
+        sp, directions, dropped = build_directions(cfg, out, l10n_root, data_dir)
+        torch.manual_seed(cfg.seed)
+        model = LaserModel(cfg.model_config(sp.get_piece_size()))
+        data_log = {"data": summarize(directions)}
+    else:
+        from xlingua.objectives.distillation import DistillationLoss
+        from xlingua.training.data import LanguageSampler
+
+        sp, data, dropped, teacher_encoder = build_distill(cfg, out, data_dir, teacher_encoder, teacher_cache,
+                                                           show_progress)
+        teacher_dim = int(data.teacher.shape[1])
+        torch.manual_seed(cfg.seed)
+        # LASER3 keeps the teacher's size; a student of another width gets a linear projection to it
+        model = LaserStudent(cfg.model_config(sp.get_piece_size(), 0 if 2 * cfg.hidden == teacher_dim else teacher_dim))
+        sampler = LanguageSampler(data.langs, [str(r) for r in data.row], cfg.temperature, cfg.seed)
+        loss_fn = DistillationLoss(cfg.metric, cfg.english_weight)
+        data_log = {"data": data.summary(), "language_shares": sampler.shares(),
+                    "teacher": {"spec": cfg.teacher, "dim": teacher_dim, "fingerprint": teacher_encoder.fingerprint()}}
     prep_seconds = time.time() - t0
-    torch.manual_seed(cfg.seed)
-    model = LaserModel(cfg.model_config(sp.get_piece_size()))
     opt = torch.optim.Adam(model.parameters(), lr=cfg.lr)
     step, elapsed, history = 0, 0.0, []
     if ckpt_path.exists() and resume:
         model.load_state_dict(saved["model"])
         opt.load_state_dict(saved["optimizer"])
         step, elapsed, history = saved["step"], saved["elapsed"], saved["history"]
-    schedule = Schedule(directions, cfg.max_tokens, cfg.seed)
+    if cfg.objective == "translation":
+        schedule = Schedule(directions, cfg.max_tokens, cfg.seed)
+
+        def run_steps(start, end, on_step, deadline):
+            return train_steps(model, opt, directions, schedule, start, end, cfg.seed, on_step, deadline)
+    else:
+        def run_steps(start, end, on_step, deadline):
+            return distill_steps(model, opt, data, sampler, loss_fn, cfg.batch_size, start, end, cfg.seed,
+                                 on_step, deadline)
 
     def checkpoint(step_now, elapsed_now):
         _save({"model": model.state_dict(), "optimizer": opt.state_dict(), "step": step_now,
@@ -171,7 +275,7 @@ def train_laser(cfg: LaserTrainConfig, out_dir, *, l10n_root=None, data_dir=None
     window = {"loss": 0.0, "n": 0, "tokens": 0}
     progress = _progress(cfg.max_steps, step) if show_progress else None
 
-    def on_step(s, loss, tokens, d):
+    def on_step(s, loss, tokens, label):
         window["loss"] += loss
         window["n"] += 1
         window["tokens"] += tokens
@@ -182,24 +286,29 @@ def train_laser(cfg: LaserTrainConfig, out_dir, *, l10n_root=None, data_dir=None
             if not sys.stdout.isatty():  # the bar only draws on a terminal; keep logs readable
                 print(json.dumps(history[-1]), flush=True)
         if progress:
-            progress[0].update(progress[1], completed=s, description=f"loss {loss:.3f} ({d.src_lang}->{d.tgt_lang})")
+            progress[0].update(progress[1], completed=s, description=f"loss {loss:.3f} ({label})")
         if s % cfg.checkpoint_every == 0:
             checkpoint(s, elapsed + time.time() - run_start)
         if cfg.snapshot_every and s % cfg.snapshot_every == 0:
             export_encoder(model, out, f"encoder_step{s}.pt")
 
     try:
-        step = train_steps(model, opt, directions, schedule, step, cfg.max_steps, cfg.seed, on_step, budget_end)
+        step = run_steps(step, cfg.max_steps, on_step, budget_end)
     finally:
         if progress:
             progress[0].stop()
     elapsed += time.time() - run_start
     checkpoint(step, elapsed)
-    log = {"train_config": asdict(cfg), "data": summarize(directions), "dropped_over_max_len": dropped,
+    log = {"train_config": asdict(cfg), **data_log, "dropped_over_max_len": dropped,
            "steps": step, "train_seconds": round(elapsed, 1), "prep_seconds": round(prep_seconds, 1),
            "encoder_params": sum(p.numel() for p in model.encoder.parameters()),
            "total_params": sum(p.numel() for p in model.parameters()),
            "encoder_bytes": (out / "encoder.pt").stat().st_size, "history": history}
+    if cfg.objective == "distill" and cfg.dev_langs:
+        from xlingua.encoders.laser import LaserEncoder
+        from xlingua.laser.distill import dev_scores
+
+        log["dev"] = dev_scores(LaserEncoder(str(out)), cfg.teacher, cfg.dev_langs, teacher_encoder, teacher_cache)
     write_json(out / "train_log.json", log)
     return log
 

@@ -1,0 +1,144 @@
+"""Distillation data for a LASER student (LASER3: Heffernan, Celebi & Schwenk 2022, "Bitext
+Mining Using Distilled Sentence Representations for Low-Resource Languages", section 3): pairs
+(xx, English, lang) from the training corpora, the teacher's vector of each English side
+(computed once, in the shared embedding cache), and the dev figures of a student.
+
+The student reads both sides and is trained to put each where the teacher puts the English
+sentence (objectives.distillation), so it needs no decoder and far fewer pairs than the
+translation objective. Evaluation sets never enter: the general corpus was filtered against
+them and its dev slice is held out by English sentence; stsb_multi_mt pairs holding an
+evaluation sentence are dropped.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from xlingua.laser.vocab import EOS
+
+# The l10n languages of the own-model distillation recipe (configs/train_own_model.yaml), so
+# that both read the same English sentences and share the teacher's cached vectors.
+L10N_LANGS = ("am", "ar", "bg", "cs", "de", "el", "es", "fi", "fr", "he", "hi", "hu", "id", "it", "ja", "ka",
+              "ko", "nl", "pl", "pt", "ru", "sw", "ta", "te", "th", "tr", "uk", "vi", "zh")
+MULTI30K_LANGS = ("de", "fr", "cs")
+STSB_LANGS = ("de", "es", "fr", "it", "ja", "nl", "pl", "pt", "ru", "zh")
+
+
+def stsb_parallel(langs, data_dir=None) -> list[tuple[str, str, str]]:
+    """stsb_multi_mt *train*: row i of stsb-xx-train is the translation of row i of stsb-en-train,
+    so each row gives (xx s1, en s1) and (xx s2, en s2). Pairs holding an evaluation sentence
+    (STS 2017, STS2017-extended, QE test20) are dropped."""
+    from xlingua.data.benchmarks import evaluation_sentences, read_stsb_multi_mt
+
+    en = read_stsb_multi_mt("en", "train", data_dir)
+    held = evaluation_sentences(data_dir)
+    out = []
+    for lang in langs:
+        xx = read_stsb_multi_mt(lang, "train", data_dir)
+        if len(xx) != len(en):
+            raise ValueError(f"stsb_multi_mt train: {lang} has {len(xx)} rows, en {len(en)}: not aligned")
+        for a, b in ((xx.s1, en.s1), (xx.s2, en.s2)):
+            out.extend((x, e, lang) for x, e in zip(a, b)
+                       if x.strip().lower() not in held and e.strip().lower() not in held)
+    return out
+
+
+def read_distill_pairs(general: bool, general_langs, l10n_langs, l10n_pairs: int, multi30k: bool,
+                       stsb_langs, exclude_langs=(), data_dir=None) -> list[tuple[str, str, str]]:
+    """(xx, English, lang) from the general corpus train split, l10n train (first `l10n_pairs`
+    of each file), Multi30k train (de/fr/cs captions with their English) and stsb_multi_mt train;
+    languages in `exclude_langs` are left out (to measure unseen languages)."""
+    from xlingua.training.data import load_examples
+
+    specs = []
+    if general:
+        specs.append({"type": "general", "langs": list(general_langs) or None})
+    if l10n_langs:
+        specs.append({"type": "l10n", "split": "train", "langs": list(l10n_langs), "limit": l10n_pairs or None})
+    pairs = load_examples(specs) if specs else []
+    if multi30k:
+        from xlingua.data.benchmarks import read_multi30k_aligned
+
+        m30 = read_multi30k_aligned(["en", *MULTI30K_LANGS], "train", data_dir)
+        pairs += [(x, e, lang) for lang in MULTI30K_LANGS for x, e in zip(m30[lang], m30["en"])]
+    if stsb_langs:
+        pairs += stsb_parallel(stsb_langs, data_dir)
+    pairs = [p for p in pairs if p[2] not in set(exclude_langs)]
+    if not pairs:
+        raise ValueError("no distillation pairs: choose at least one corpus and language")
+    return pairs
+
+
+@dataclass
+class DistillSet:
+    """Token ids of both sides, the language of each pair, and the teacher's unit vectors
+    (`teacher[row[i]]` is the target of pair i)."""
+    xx: list[list[int]]
+    en: list[list[int]]
+    langs: list[str]
+    row: np.ndarray
+    teacher: torch.Tensor
+
+    def summary(self) -> dict:
+        counts: dict[str, int] = {}
+        for lang in self.langs:
+            counts[lang] = counts.get(lang, 0) + 1
+        return {"pairs": len(self.xx), "english_sentences": int(self.teacher.shape[0]),
+                "languages": len(counts), "pairs_per_language": dict(sorted(counts.items()))}
+
+
+def encode_pairs(sp, pairs, max_len: int) -> tuple[list[tuple[list[int], list[int], str, str]], int]:
+    """Token ids of both sides; pairs with a side over max_len pieces (or empty) are dropped and counted."""
+    xx_ids = sp.encode([p[0] for p in pairs])
+    en_ids = sp.encode([p[1] for p in pairs])
+    keep = [(a, b, p[1], p[2]) for a, b, p in zip(xx_ids, en_ids, pairs)
+            if 0 < len(a) <= max_len and 0 < len(b) <= max_len]
+    return keep, len(pairs) - len(keep)
+
+
+def build_set(kept, teacher: str, teacher_encoder=None, cache_dir=None, show_progress: bool = True) -> DistillSet:
+    """Attach the teacher's vectors of every distinct English side (cache hits when the same
+    teacher has embedded them before, e.g. for the own-model distillation)."""
+    from xlingua.encoders.teacher import teacher_vectors
+
+    english = sorted({k[2] for k in kept})
+    vecs = teacher_vectors(teacher, english, cache_dir, show_progress=show_progress, encoder=teacher_encoder)
+    index = {t: i for i, t in enumerate(english)}
+    return DistillSet([k[0] for k in kept], [k[1] for k in kept], [k[3] for k in kept],
+                      np.array([index[k[2]] for k in kept]), torch.from_numpy(vecs))
+
+
+def pad_both(xx: list[list[int]], en: list[list[int]]):
+    """Both sides in one padded batch (one LSTM call per step): rows [0, n) are xx, [n, 2n) English."""
+    from xlingua.laser.data import pad_batch
+
+    return pad_batch([x or [EOS] for x in xx] + [e or [EOS] for e in en])
+
+
+def dev_scores(encoder, teacher: str, langs, teacher_encoder=None, cache_dir=None, root=None) -> dict:
+    """On the general corpus dev slice (English sentences held out of training): per language,
+    xx<->en retrieval accuracy x100 (cosine, mean of both directions) and the mean cosine of
+    student(xx) to teacher(en); plus their means over languages."""
+    from xlingua.data.general import read_general
+    from xlingua.similarity import cosine_matrix, retrieval_accuracy
+    from xlingua.encoders.teacher import teacher_vectors
+
+    dev = read_general(list(langs), split="dev", root=root)
+    rows = {}
+    for lang in langs:
+        pairs = [p for p in dev if p.lang == lang]
+        if not pairs:
+            continue
+        x = encoder.encode([p.text for p in pairs])
+        y = encoder.encode([p.english for p in pairs])
+        t = teacher_vectors(teacher, [p.english for p in pairs], cache_dir, show_progress=False, encoder=teacher_encoder)
+        xn = x / np.maximum(np.linalg.norm(x, axis=1, keepdims=True), 1e-12)
+        rows[lang] = {"n": len(pairs), "accuracy": float(np.mean(retrieval_accuracy(cosine_matrix(x, y)))),
+                      "teacher_cosine": float((xn * t).sum(1).mean())}
+    if not rows:
+        raise ValueError(f"no general dev pairs for {list(langs)}")
+    return {"languages": rows,
+            "accuracy": float(np.mean([r["accuracy"] for r in rows.values()])),
+            "teacher_cosine": float(np.mean([r["teacher_cosine"] for r in rows.values()]))}
