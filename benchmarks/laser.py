@@ -1,14 +1,20 @@
-"""Tatoeba similarity-search accuracy on the LASER training languages and on unseen languages
-of the same families (and optionally BUCC zh-en F1), for one or more encoders, through the
-evaluation package's `tatoeba` and `bucc` tasks.
+"""Tatoeba similarity-search accuracy (and optionally BUCC zh-en F1) of LASER encoders beside
+any other encoder, through the evaluation package's `tatoeba` and `bucc` tasks.
 
-    .venv/bin/python benchmarks/laser.py --model laser:runs/laser/L1 --model laser:runs/laser/L3 --limit 200
+Two tables:
 
-Tatoeba (Artetxe & Schwenk 2019): cosine nearest neighbour in both directions; a language's
-accuracy is the mean of xx->en and en->xx (LASER reports 100 - this as error). "seen" are the
-languages of the LASER training data (deu nld fra por rus ces pol); "unseen" are Germanic afr
-dan swe, Romance glg oci ast, Slavic ukr bul slk hrv. BUCC: the `bucc` task (ratio margin,
-F1 at the best threshold and cross-validated), on all of the sample split (no --limit).
+  default   the LASER training languages and unseen languages of the same families (the
+            translation objective's comparison), cosine scoring:
+    .venv/bin/python benchmarks/laser.py --model laser:runs/laser/L1 --limit 200
+
+  --goals   XTREME's Tatoeba-36, full sets, ratio-margin scoring, split into the languages in
+            and not in the student's training data (read from its train_log.json, or the
+            manifest of a shipped model), BUCC zh-en F1 and the model file size:
+    .venv/bin/python benchmarks/laser.py --goals --model laser-small --model bundled --bucc
+
+Tatoeba (Artetxe & Schwenk 2019): nearest neighbour in both directions; a language's accuracy
+is the mean of xx->en and en->xx (LASER reports 100 - this as error). BUCC: the `bucc` task
+(ratio margin, F1 at the best threshold and cross-validated), all of the sample split.
 """
 from __future__ import annotations
 
@@ -20,47 +26,99 @@ import numpy as np
 
 from xlingua.encoders.loading import load_encoder
 from xlingua.evaluation.runner import run
+from xlingua.evaluation.tatoeba import XTREME36
 
 SEEN = ["deu", "nld", "fra", "por", "rus", "ces", "pol"]
 UNSEEN = ["afr", "dan", "swe", "glg", "oci", "ast", "ukr", "bul", "slk", "hrv"]
+# Tatoeba's ISO 639-3 file codes of XTREME-36 -> the training corpora's codes (general README)
+CORPUS_CODE = {"afr": "af", "ara": "ar", "ben": "bn", "bul": "bg", "cmn": "zh", "deu": "de", "ell": "el",
+               "est": "et", "eus": "eu", "fin": "fi", "fra": "fr", "heb": "he", "hin": "hi", "hun": "hu",
+               "ind": "id", "ita": "it", "jav": "jv", "jpn": "ja", "kat": "ka", "kaz": "kk", "kor": "ko",
+               "mal": "ml", "mar": "mr", "nld": "nl", "pes": "fa", "por": "pt", "rus": "ru", "spa": "es",
+               "swh": "sw", "tam": "ta", "tel": "te", "tgl": "fil", "tha": "th", "tur": "tr", "urd": "ur",
+               "vie": "vi"}
+assert set(CORPUS_CODE) == set(XTREME36)
 
 
-def tatoeba_row(result: dict, langs: list[str]) -> dict:
-    """Per-language accuracy x100 (mean of both cosine directions) and the seen/unseen means."""
+def tatoeba_row(result: dict, langs: list[str], scoring: str = "cosine", groups=None) -> dict:
+    """Per-language accuracy x100 (mean of both directions) and each group's mean."""
     rows = next(iter(result["tasks"].values()))["rows"]
-    row = {l: (rows[l]["cosine xx-en"] + rows[l]["cosine en-xx"]) / 2 for l in langs}
-    for group, members in (("seen", SEEN), ("unseen", UNSEEN)):
-        row[f"{group}:avg"] = float(np.mean([row[l] for l in langs if l in members] or [np.nan]))
+    row = {l: (rows[l][f"{scoring} xx-en"] + rows[l][f"{scoring} en-xx"]) / 2 for l in langs if l in rows}
+    for group, members in (groups or {"seen": SEEN, "unseen": UNSEEN}).items():
+        row[f"{group}:avg"] = float(np.mean([row[l] for l in row if l in members] or [np.nan]))
+        row[f"{group}:n"] = sum(l in members for l in row)
     return row
+
+
+def training_languages(encoder) -> set[str] | None:
+    """The corpus codes a LASER student was trained on: its run's train_log.json, else the
+    manifest of a shipped model; None when unknown (not a distilled LASER encoder)."""
+    path = getattr(encoder, "path", None)
+    if path is not None and (Path(path) / "train_log.json").exists():
+        data = json.loads((Path(path) / "train_log.json").read_text(encoding="utf-8")).get("data")
+        if isinstance(data, dict) and data.get("pairs_per_language"):
+            return set(data["pairs_per_language"])
+    manifest = getattr(encoder, "manifest", None)
+    if manifest and manifest.get("source", {}).get("languages"):
+        return set(manifest["source"]["languages"])
+    return None
+
+
+def model_megabytes(encoder) -> float | None:
+    weights = getattr(encoder, "weights", None)
+    if weights is None:
+        return None
+    return (Path(weights).stat().st_size + (Path(encoder.path) / "spm.model").stat().st_size) / 1e6
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--model", action="append", required=True)
-    ap.add_argument("--langs", default=",".join(SEEN + UNSEEN))
+    ap.add_argument("--goals", action="store_true", help="Tatoeba-36, margin, seen/unseen by training data, MB")
+    ap.add_argument("--seen-from", default=None, help="--goals: the laser spec whose training languages define "
+                    "seen/unseen for every row (default: each model's own; the first student's for others)")
+    ap.add_argument("--langs", default=None, help="Tatoeba languages (default: the translation comparison's, "
+                    "or XTREME-36 with --goals)")
+    ap.add_argument("--scoring", default=None, help="cosine | margin | inbatch (default cosine; margin with --goals)")
     ap.add_argument("--limit", type=int, default=None, help="first N pairs of each Tatoeba language")
     ap.add_argument("--bucc", action="store_true", help="also BUCC 2018 zh-en (all of the sample split)")
     ap.add_argument("--data", default=None, help="benchmarks root (default ../shared/benchmarks)")
     ap.add_argument("--out", default=None, help="write all results as JSON here")
     args = ap.parse_args(argv)
-    langs = args.langs.split(",")
+    langs = args.langs.split(",") if args.langs else (list(XTREME36) if args.goals else SEEN + UNSEEN)
+    scoring = args.scoring or ("margin" if args.goals else "cosine")
     quiet = dict(data_dir=args.data, show_progress=False, echo=lambda *_: None)
+    encoders = {spec: load_encoder(spec) for spec in args.model}
+    fixed = training_languages(load_encoder(args.seen_from)) if args.seen_from else None
+    fallback = next((t for t in map(training_languages, encoders.values()) if t), None)
     results = {}
-    for spec in args.model:
-        enc = load_encoder(spec)
+    for spec, enc in encoders.items():
+        groups = None
+        if args.goals:
+            trained = fixed or training_languages(enc) or fallback or set()
+            groups = {"seen": [l for l in langs if CORPUS_CODE.get(l) in trained],
+                      "unseen": [l for l in langs if CORPUS_CODE.get(l) not in trained], "all": langs}
         tat = run(enc, [f"tatoeba:{','.join(langs)}"], model=spec, limit=args.limit, **quiet)
-        row = tatoeba_row(tat, langs)
+        row = tatoeba_row(tat, langs, scoring, groups)
         row["tatoeba_seconds"] = round(next(iter(tat["tasks"].values()))["seconds"], 1)
         if args.bucc:
             summary = next(iter(run(enc, ["bucc"], model=spec, **quiet)["tasks"].values()))["summary"]
             row.update({f"bucc {k}": v for k, v in summary.items()})
+        row["MB"] = model_megabytes(enc)
         results[spec] = row
         print(spec, json.dumps(row), flush=True)
-    cols = langs + ["seen:avg", "unseen:avg"] + (["bucc zh-en f1 best", "bucc zh-en f1 cv"] if args.bucc else [])
+    bucc_cols = ["bucc zh-en f1 best", "bucc zh-en f1 cv"] if args.bucc else []
+    if args.goals:
+        cols = ["seen:avg", "seen:n", "unseen:avg", "unseen:n", "all:avg"] + bucc_cols + ["MB"]
+        print(f"Tatoeba-36 ({scoring}, {'first %d pairs' % args.limit if args.limit else 'full sets'})")
+    else:
+        cols = langs + ["seen:avg", "unseen:avg"] + bucc_cols
     print("| model | " + " | ".join(cols) + " |")
     print("|---" * (len(cols) + 1) + "|")
     for spec, row in results.items():
-        print(f"| {spec} | " + " | ".join(f"{row[c]:.1f}" for c in cols) + " |")
+        cells = ["-" if row.get(c) is None or (isinstance(row[c], float) and np.isnan(row[c]))
+                 else str(row[c]) if c.endswith(":n") else f"{row[c]:.1f}" for c in cols]
+        print(f"| {spec} | " + " | ".join(cells) + " |")
     if args.out:
         Path(args.out).write_text(json.dumps(results, indent=1))
 

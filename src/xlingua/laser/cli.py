@@ -64,19 +64,15 @@ def train(
         langs = ",".join(L10N_LANGS) if distill else TRANSLATION_LANGS
     if l10n_pairs is None:
         l10n_pairs = 1500 if distill else 15000
-    try:
-        cfg = LaserTrainConfig(
-            objective=objective, langs=_list(langs), second_target=second_target, l10n_pairs=l10n_pairs,
-            multi30k=multi30k, general=general, general_langs=_list(general_langs),
-            stsb_langs=_list(",".join(STSB_LANGS) if stsb_langs is None else stsb_langs) if distill else [],
-            exclude_langs=_list(exclude_langs), teacher=teacher, metric=metric, batch_size=batch_size,
-            temperature=temperature, dev_langs=_list(dev_langs) if distill else [], vocab_size=vocab_size,
-            max_len=max_len, layers=layers, hidden=hidden, embed_dim=embed_dim, dec_hidden=dec_hidden,
-            max_tokens=max_tokens, lr=lr, max_steps=max_steps, max_minutes=max_minutes,
-            checkpoint_every=checkpoint_every, snapshot_every=snapshot_every, seed=seed)
-    except ValueError as exc:
-        typer.secho(f"error: {exc}", fg=typer.colors.RED, err=True)
-        raise typer.Exit(2)
+    cfg = LaserTrainConfig(
+        objective=objective, langs=_list(langs), second_target=second_target, l10n_pairs=l10n_pairs,
+        multi30k=multi30k, general=general, general_langs=_list(general_langs),
+        stsb_langs=_list(",".join(STSB_LANGS) if stsb_langs is None else stsb_langs) if distill else [],
+        exclude_langs=_list(exclude_langs), teacher=teacher, metric=metric, batch_size=batch_size,
+        temperature=temperature, dev_langs=_list(dev_langs) if distill else [], vocab_size=vocab_size,
+        max_len=max_len, layers=layers, hidden=hidden, embed_dim=embed_dim, dec_hidden=dec_hidden,
+        max_tokens=max_tokens, lr=lr, max_steps=max_steps, max_minutes=max_minutes,
+        checkpoint_every=checkpoint_every, snapshot_every=snapshot_every, seed=seed)
     log = train_laser(cfg, out, resume=resume)
     dev = f"; dev accuracy {log['dev']['accuracy']:.1f}, cosine to teacher {log['dev']['teacher_cosine']:.3f}" \
         if "dev" in log else ""
@@ -92,10 +88,25 @@ def ship_command(
     """Write an encoder with its checksums, fingerprint and probe vectors (manifest.json)."""
     from xlingua.laser.ship import ship
 
-    try:
-        manifest = ship(source, out)
-    except (OSError, ValueError) as exc:
-        typer.secho(f"error: {exc}", fg=typer.colors.RED, err=True)
-        raise typer.Exit(2)
+    manifest = ship(source, out)
     size = sum((out / name).stat().st_size for name in manifest["files"])
     typer.echo(f"wrote {out}: {manifest['dim']}-d, {size / 1e6:.1f} MB, fingerprint {manifest['fingerprint']}")
+
+
+@laser_app.command("sweep")
+def sweep_command(
+    out: Path = typer.Option(..., "--out", "-o", help="Sweep directory: one run per size, sweep.json/.md/.png."),
+    sizes: str = typer.Option("1x192,1x320,2x192", help="BiLSTM LAYERSxUNITS (per direction), comma-separated."),
+    vocab_sizes: str = typer.Option("8000,16000", help="SentencePiece vocabulary sizes, comma-separated."),
+    minutes: float = typer.Option(10.0, help="Training minutes per student (equal budget for all)."),
+    option: list[str] = typer.Option(None, "--set", help="Any `laser train` setting as NAME=VALUE (lists "
+                                     "comma-separated), e.g. --set embed_dim=128 --set exclude_langs=af,eu."),
+):
+    """Distil a student of every size for the same time; rank them on the general dev slice against
+    sentences per CPU second (the teacher timed on the same sentences)."""
+    from xlingua.laser.sweep import markdown, parse_sizes, run_sweep
+    from xlingua.laser.trainer import LaserTrainConfig, parse_settings
+
+    base = LaserTrainConfig.distill(**parse_settings(option or []))
+    report = run_sweep(base, out, parse_sizes(sizes), [int(v) for v in _list(vocab_sizes)], minutes, echo=typer.echo)
+    typer.echo(markdown(report))

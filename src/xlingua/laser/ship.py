@@ -13,11 +13,12 @@ import hashlib
 import json
 import os
 import shutil
-import tempfile
 from importlib import resources
 from pathlib import Path
 
 import numpy as np
+
+from xlingua.io import atomic_dir, write_json
 
 MANIFEST = "manifest.json"
 FORMAT = 1
@@ -104,9 +105,7 @@ def ship(source: str | os.PathLike, out: str | os.PathLike, info: dict | None = 
     out = Path(out)
     if out.exists():
         raise FileExistsError(f"{out} exists; remove it or choose another --out")
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
-    try:
+    with atomic_dir(out, replace=False) as tmp:
         shutil.copyfile(enc.weights, tmp / "encoder.pt")
         shutil.copyfile(enc.path / "spm.model", tmp / "spm.model")
         shipped = LaserEncoder(str(tmp))
@@ -127,9 +126,7 @@ def ship(source: str | os.PathLike, out: str | os.PathLike, info: dict | None = 
             manifest["source"]["teacher"] = log.get("teacher")
             manifest["source"]["steps"] = log.get("steps")
             manifest["source"]["train_seconds"] = log.get("train_seconds")
-        (tmp / MANIFEST).write_text(json.dumps(manifest, indent=1, ensure_ascii=False), encoding="utf-8")
-        os.replace(tmp, out)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
+            per_lang = log.get("data", {}).get("pairs_per_language") if isinstance(log.get("data"), dict) else None
+            manifest["source"]["languages"] = sorted(per_lang) if per_lang else None
+        write_json(tmp / MANIFEST, manifest)
     return manifest

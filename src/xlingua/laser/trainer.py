@@ -69,6 +69,17 @@ class LaserTrainConfig:
     exclude_langs: list[str] = field(default_factory=list)
     dev_langs: list[str] = field(default_factory=list)  # general dev slice scored at the end (empty = none)
 
+    @classmethod
+    def distill(cls, **overrides) -> "LaserTrainConfig":
+        """Distillation defaults: the own-model recipe's l10n languages (first 1500 pairs each, so
+        the teacher's cached English vectors are shared), stsb_multi_mt, the general dev languages."""
+        from xlingua.data.general import DEV_LANGS
+        from xlingua.laser.distill import L10N_LANGS, STSB_LANGS
+
+        base = dict(objective="distill", langs=list(L10N_LANGS), l10n_pairs=1500, stsb_langs=list(STSB_LANGS),
+                    dev_langs=list(DEV_LANGS))
+        return cls(**{**base, **overrides})
+
     def __post_init__(self):
         if self.objective not in OBJECTIVES:
             raise ValueError(f"objective must be one of {', '.join(OBJECTIVES)}, got {self.objective!r}")
@@ -317,3 +328,30 @@ def _progress(total: int, done: int):
     from xlingua.progress import progress_bar
 
     return progress_bar("[bold]laser[/] step", total, completed=done, extra="{task.description}")
+
+
+def parse_settings(items: list[str]) -> dict:
+    """['embed_dim=128', 'exclude_langs=af,eu'] -> typed LaserTrainConfig overrides."""
+    from dataclasses import fields
+
+    types = {f.name: f for f in fields(LaserTrainConfig)}
+    defaults = LaserTrainConfig()
+    out = {}
+    for item in items:
+        name, eq, value = item.partition("=")
+        name = name.strip().replace("-", "_")
+        if not eq or name not in types:
+            raise ValueError(f"setting {item!r} is not NAME=VALUE with NAME one of {', '.join(types)}")
+        default = getattr(defaults, name)
+        try:
+            if isinstance(default, bool):
+                if value.lower() not in ("true", "false", "1", "0"):
+                    raise ValueError
+                out[name] = value.lower() in ("true", "1")
+            elif isinstance(default, list):
+                out[name] = [v.strip() for v in value.split(",") if v.strip()]
+            else:
+                out[name] = type(default)(value)
+        except ValueError:
+            raise ValueError(f"setting {item!r}: expected a {type(default).__name__}") from None
+    return out
