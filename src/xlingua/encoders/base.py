@@ -30,17 +30,21 @@ class Encoder(ABC):
         show_progress: bool = False,
     ) -> np.ndarray:
         texts = list(texts)
+        # Sort by length so each batch holds sentences of similar size; write back by index.
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        batches = [order[start : start + batch_size] for start in range(0, len(order), batch_size)]
+        return self._encode_batches(texts, batches, lang, show_progress)
+
+    def _encode_batches(self, texts: list[str], batches, lang: str | None,
+                        show_progress: bool) -> np.ndarray:
+        """Rows of `texts`, embedded batch by batch (each a list of row indices)."""
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         if not texts:
             return out
-        # Sort by length so each batch holds sentences of similar size; write back by index.
-        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
         progress = _progress(len(texts), self.name) if show_progress else None
         try:
-            for start in range(0, len(order), batch_size):
-                idx = order[start : start + batch_size]
-                vecs = self._encode_batch([texts[i] for i in idx], lang)
-                out[idx] = np.asarray(vecs, dtype=np.float32)
+            for idx in batches:
+                out[idx] = np.asarray(self._encode_batch([texts[i] for i in idx], lang), dtype=np.float32)
                 if progress:
                     progress[0].update(progress[1], advance=len(idx))
         finally:

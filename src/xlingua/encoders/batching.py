@@ -14,7 +14,6 @@ from typing import Sequence
 
 import numpy as np
 
-from xlingua.encoders.base import _progress
 
 TOKEN_BUDGET = 8192
 
@@ -47,19 +46,9 @@ class TokenBudgetMixin:
     def encode(self, texts, lang: str | None = None, batch_size: int | None = None,
                show_progress: bool = False) -> np.ndarray:
         texts = list(texts)
-        out = np.zeros((len(texts), self.dim), dtype=np.float32)
         if not texts:
-            return out
+            return np.zeros((0, self.dim), dtype=np.float32)
         specials = self.tok.num_special
         lengths = [len(ids) + specials for ids in self.tok.content_ids(texts)]
         batches = token_batches(lengths, self.window + specials, self.token_budget)
-        progress = _progress(len(texts), self.name) if show_progress else None
-        try:
-            for idx in batches:
-                out[idx] = self._encode_batch([texts[i] for i in idx], lang)
-                if progress:
-                    progress[0].update(progress[1], advance=len(idx))
-        finally:
-            if progress:
-                progress[0].stop()
-        return out
+        return self._encode_batches(texts, batches, lang, show_progress)
