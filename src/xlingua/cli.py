@@ -142,6 +142,32 @@ def bench_embed_command(
     Console().print(markdown(report), markup=False)
 
 
+@bench_app.command("prepare")
+def bench_prepare_command(
+    src_lang: str = typer.Option("de", "--src-lang", help="Source language (a newstest language)."),
+    tgt_lang: str = typer.Option("en", "--tgt-lang", help="en, or the source language again."),
+    noise_lang: str = typer.Option("fr", "--noise-lang", help="Language of the lines mixed in."),
+    pairs: int = typer.Option(200, "--pairs", help="newstest pairs the documents are cut from."),
+    keep: float = typer.Option(0.8, "--keep", help="Chance a sentence is kept on each side."),
+    seed: int = typer.Option(0, "--seed"),
+    model: str = typer.Option("bundled", "--model", "-m", help=MODEL_HELP),
+    out: str = typer.Option("prepare_mine", "--out", help="Directory for the crawl, the runs and prepare_mine.json / .md."),
+    workdir: str = typer.Option(None, "--workdir", help="Cache of the runs (default OUT/work)."),
+):
+    """Mining F1 on crawled documents built from newstest: raw lines vs split only vs `prepare`."""
+    from pathlib import Path
+
+    from xlingua.mining.prepare_bench import markdown, run
+
+    from xlingua.io import write_json, write_text
+
+    report = run(src_lang, tgt_lang, noise_lang, pairs, keep, seed, model, Path(out), workdir)
+    md = markdown(report)
+    typer.echo(md)
+    write_json(Path(out, "prepare_mine.json"), report)
+    write_text(Path(out, "prepare_mine.md"), md + "\n")
+
+
 @app.command("demo")
 def demo_command(
     model: str = typer.Option("bundled", "--model", "-m", help=MODEL_HELP),
@@ -151,6 +177,46 @@ def demo_command(
     from xlingua.demo import run_demo
 
     run_demo(model, pairs=[tuple(p.split("-", 1)) for p in pair])
+
+
+@app.command("prepare")
+def prepare_command(
+    inputs: list[str] = typer.Argument(..., help="Documents (plain or .gz): one a line, blank-line separated, or id<TAB>text (see --format)."),
+    output: str = typer.Option(..., "-o", "--output", help="Output directory: LANG.txt (id<TAB>sentence, what `mine` reads) and LANG.summary.json."),
+    lang: str = typer.Option(..., "--lang", help="Language to keep (ISO 639, optionally with a script: sr-Latn)."),
+    fmt: str = typer.Option("line", "--format", help="line (a document a line) | blank (documents separated by blank lines) | tsv (id<TAB>text)."),
+    workdir: str = typer.Option(None, "--workdir", help="Cache of every step (default $XLINGUA_HOME/prepare); a rerun resumes."),
+    ray: str = typer.Option(None, "--ray", help="Run shard tasks on Ray: 'local' or a cluster address."),
+    shard_docs: int = typer.Option(10_000, help="Documents per shard task."),
+    min_chars: int = typer.Option(10, help="Shorter sentences are dropped."),
+    max_chars: int = typer.Option(500, help="Longer sentences are dropped."),
+    lid_threshold: float = typer.Option(None, help="Language-identification probability to keep a sentence (default: the language's measured threshold, 0.5 for most)."),
+    no_lid: bool = typer.Option(False, "--no-lid", help="Skip language identification (the script check stays)."),
+    no_dedup: bool = typer.Option(False, "--no-dedup", help="Keep repeated sentences."),
+    errors: str = typer.Option("strict", help="Invalid UTF-8: strict (error with file:line) | replace (sentences with U+FFFD are dropped and counted)."),
+    max_doc_chars: int = typer.Option(1_000_000, help="A longer document (input line) is an error."),
+):
+    """Split documents into sentences, filter, identify the language, deduplicate: the input `mine` wants."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from xlingua.mining.filters import FilterConfig
+    from xlingua.mining.prepare import PrepareConfig, output_paths, prepare
+
+    config = PrepareConfig(lang, format=fmt, filters=FilterConfig(min_chars=min_chars, max_chars=max_chars),
+                           lid=not no_lid, lid_threshold=lid_threshold, dedup=not no_dedup,
+                           shard_docs=shard_docs, errors=errors, max_doc_chars=max_doc_chars)
+    summary = prepare(inputs, output, config, workdir=workdir, ray=ray)
+    table = Table(title=f"kept {summary['kept']:,} of {summary['sentences']:,} sentences -> {summary['output']}")
+    table.add_column("dropped by")
+    table.add_column("sentences", justify="right")
+    for rule, n in summary["dropped"].items():
+        if n:
+            table.add_row(rule, f"{n:,}")
+    Console().print(table)
+    if not summary["lid"]["used"]:
+        typer.echo(f"language identification: {summary['lid']['reason']}")
+    typer.echo(f"summary: {output_paths(output, summary['lang'])[1]}")
 
 
 @app.command("mine")
@@ -176,6 +242,8 @@ def mine_command(
     skip_lang_check: bool = typer.Option(False, "--skip-lang-check", help="Don't check that each corpus is written in its language's script."),
     src_embeddings: str = typer.Option(None, "--src-embeddings", help="DIR that `xlingua embed SRC -o DIR --shard-size N` wrote (--ids for id<TAB>sentence corpora): its rows are used, SRC is not embedded again."),
     tgt_embeddings: str = typer.Option(None, "--tgt-embeddings", help="The same for TGT; both sides must come from the same model."),
+    prepare: bool = typer.Option(False, "--prepare", help="The corpora are raw documents: run `xlingua prepare` (default settings) on each first."),
+    prepare_format: str = typer.Option("line", "--prepare-format", help="Document format for --prepare: line | blank | tsv."),
 ):
     """Mine parallel sentence pairs from two monolingual corpora (LASER / stopes style)."""
     from rich.console import Console
@@ -187,7 +255,8 @@ def mine_command(
                         threshold=threshold, dedup=dedup, shard_size=shard_size, index=index,
                         nprobe=nprobe, batch_size=batch_size, check_lang=not skip_lang_check,
                         src_embeddings=src_embeddings, tgt_embeddings=tgt_embeddings)
-    summary = mine(src, tgt, output, config, workdir=workdir, ray=ray, calibrate=calibrate)
+    summary = mine(src, tgt, output, config, workdir=workdir, ray=ray, calibrate=calibrate,
+                   prepare_format=prepare_format if prepare else None)
     table = Table(title=f"mined {summary['written']:,} pairs -> {output}")
     for col in ("stage", "seconds", "cached", "peak RSS MiB"):
         table.add_column(col)

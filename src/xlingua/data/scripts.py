@@ -71,3 +71,15 @@ _FAMILIES = {
     "ethiopic": {"Ethi"},
     "tibetan": {"Tibt"},
 }
+
+
+@functools.lru_cache(maxsize=None)
+def base_language(code: str) -> str:
+    """Language subtag of a tag after CLDR's replacements ("iw" -> "he", "prs" -> "fa",
+    "zh-Hant" -> "zh", "tl" -> "fil"), so codes from different libraries compare; "no" is
+    taken as Bokmål, as language identifiers mean it."""
+    try:
+        lang = langcodes.Language.get(langcodes.standardize_tag(code)).language or code
+    except (langcodes.LanguageTagError, ValueError):
+        lang = code
+    return "nb" if lang == "no" else lang

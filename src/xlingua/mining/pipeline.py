@@ -115,13 +115,15 @@ class _Run:
 def mine(src: str | Path, tgt: str | Path, output: str | Path, config: MineConfig,
          workdir: str | Path | None = None, encoder: Encoder | None = None,
          ray: str | None = None, calibrate: str | Path | None = None,
-         show_progress: bool = True) -> dict:
+         show_progress: bool = True, prepare_format: str | None = None) -> dict:
     """Mine `src` x `tgt` into `output` (gzipped TSV) and `<output>.summary.json`.
 
     `config.model` may list several encoder specs ("bundled,use"): their cosines are averaged
     (see ConcatStep). `encoder` (one Encoder or a list) overrides config.model.
     `config.src_embeddings` / `tgt_embeddings` take a side's vectors from a store that
-    `xlingua embed` wrote for the same file instead of embedding it."""
+    `xlingua embed` wrote for the same file instead of embedding it. With `prepare_format`
+    the two inputs are raw documents in that format (see mining.prepare): each is prepared
+    first, with default settings, and its sentences are mined."""
     config.validate()
     if calibrate is not None and config.threshold is not None:
         raise ValueError("give either a threshold or a gold set to calibrate one, not both")
@@ -130,6 +132,10 @@ def mine(src: str | Path, tgt: str | Path, output: str | Path, config: MineConfi
     run = _Run(config, Path(workdir) if workdir else default_workdir(),
                Runner(ray, show_progress=show_progress), _Clock(), show_progress)
     t_start = time.perf_counter()
+    prepared = {}
+    if prepare_format is not None:
+        prepared = _prepare(run, src, tgt, prepare_format)
+        src, tgt = prepared["src"]["output"], prepared["tgt"]["output"]
     src_side, tgt_side = _shard(run, src, tgt)
     stores = {"src": config.src_embeddings, "tgt": config.tgt_embeddings}
     encoders = [] if all(stores.values()) else _encoders(config, encoder)
@@ -156,6 +162,7 @@ def mine(src: str | Path, tgt: str | Path, output: str | Path, config: MineConfi
                      "workdir": str(run.workdir), "ray": ray},
         "index": {"fwd": knn["fwd"][1], "bwd": knn["bwd"][1]},
         "calibration": calibration,
+        "prepare": prepared or None,
         "artefacts": {f"{side.name}_{kind}": str(step.dir) for side in (src_side, tgt_side)
                       for kind, step in (("shard", side.shard), ("embed", side.vectors))},
         "timings": run.clock.stages,
@@ -164,6 +171,19 @@ def mine(src: str | Path, tgt: str | Path, output: str | Path, config: MineConfi
     }
     save_json(summary_path(output), summary)
     return summary
+
+
+def _prepare(run: _Run, src, tgt, fmt: str) -> dict:
+    """0. Raw documents -> sentences in each side's language (mining.prepare, defaults)."""
+    from xlingua.mining.prepare import PrepareConfig, prepare
+
+    out = {}
+    for name, path, lang in (("src", src, run.config.src_lang), ("tgt", tgt, run.config.tgt_lang)):
+        out[name] = run.clock.run(f"prepare_{name}", None, lambda: prepare(
+            [path], run.workdir / "prepared" / name, PrepareConfig(lang, format=fmt),
+            workdir=run.workdir, ray=run.runner.ray_address, show_progress=run.show_progress))
+        run.log(f"[prepare] {name}: kept {out[name]['kept']:,} of {out[name]['sentences']:,} sentences")
+    return out
 
 
 def _shard(run: _Run, src, tgt) -> tuple[Side, Side]:
