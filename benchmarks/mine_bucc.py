@@ -34,7 +34,8 @@ def main():
     ap.add_argument("--data", default=None, help="benchmarks dir (default ../shared/benchmarks)")
     ap.add_argument("--workdir", default="runs/mine/work")
     ap.add_argument("--out", default="runs/mine/bucc")
-    ap.add_argument("--only", nargs="+", help="run only these groups (margin mode k index)")
+    ap.add_argument("--only", nargs="+", help="run only these groups (margin mode k index); `base` runs "
+                                              "the ratio-margin run alone, e.g. to compare encoders' wall time")
     ap.add_argument("--ivf", help="approximate index for the index group (default: the size-based "
                                   "OPQ64,IVFn,PQ64)")
     ap.add_argument("--cached", action="store_true",
