@@ -110,7 +110,7 @@ def test_wider_student_gets_a_projection_and_resumes_exactly(tmp_path, toy_share
 def test_pairs_pad_both_and_exclusion(tmp_path, toy_shared):
     pairs = read_distill_pairs(False, [], ["de", "fr"], 0, False, [], exclude_langs=["fr"])
     assert len(pairs) == 150 and {p[2] for p in pairs} == {"de"}
-    tokens, lengths = pad_both([[5, 6, 7], []], [[8], [9, 10]])
+    tokens, lengths = pad_both([np.array([5, 6, 7], dtype=np.int32), []], [[8], np.array([9, 10])])
     # rows 0-1 the xx side, rows 2-3 English; an empty side becomes a lone EOS
     assert tokens.tolist() == [[5, 6, 7], [EOS, PAD, PAD], [8, PAD, PAD], [9, 10, PAD]]
     assert lengths.tolist() == [3, 1, 1, 2]
@@ -119,8 +119,11 @@ def test_pairs_pad_both_and_exclusion(tmp_path, toy_shared):
         def encode(self, texts):
             return [[ord(c) for c in t] for t in texts]
 
-    kept, dropped = encode_pairs(Pieces(), [("abc", "ab", "de"), ("abcdef", "a", "de"), ("", "a", "de")], 4)
-    assert dropped == 2 and kept == [([97, 98, 99], [97, 98], "ab", "de")]
+    kept, dropped = encode_pairs(Pieces(), [("abc", "ab", "de"), ("abcdef", "a", "de"), ("", "a", "de"),
+                                            ("ba", "ab", "fr")], 4, chunk=2)
+    assert dropped == 2 and [(a.tolist(), b.tolist(), e, l) for a, b, e, l in kept] == [
+        ([97, 98, 99], [97, 98], "ab", "de"), ([98, 97], [97, 98], "ab", "fr")]
+    assert kept[0][1] is kept[1][1]  # one array per distinct English sentence
 
 
 def test_unknown_objective_is_refused():

@@ -105,7 +105,7 @@ def collate(d: Direction, idx: list[int], tgt_lang_id: int):
 
 def pad_batch(ids: list[list[int]]) -> tuple[torch.Tensor, torch.Tensor]:
     """Padded (B, T) tokens and lengths for encoding; empty inputs become a single EOS."""
-    ids = [x if x else [EOS] for x in ids]
+    ids = [x if len(x) else [EOS] for x in ids]
     out = torch.full((len(ids), max(map(len, ids))), PAD, dtype=torch.long)
     for r, x in enumerate(ids):
         out[r, :len(x)] = torch.tensor(x)

@@ -16,7 +16,6 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from xlingua.laser.vocab import EOS
 
 # The l10n languages of the own-model distillation recipe (configs/train_own_model.yaml), so
 # that both read the same English sentences and share the teacher's cached vectors.
@@ -89,12 +88,19 @@ class DistillSet:
                 "languages": len(counts), "pairs_per_language": dict(sorted(counts.items()))}
 
 
-def encode_pairs(sp, pairs, max_len: int) -> tuple[list[tuple[list[int], list[int], str, str]], int]:
-    """Token ids of both sides; pairs with a side over max_len pieces (or empty) are dropped and counted."""
-    xx_ids = sp.encode([p[0] for p in pairs])
-    en_ids = sp.encode([p[1] for p in pairs])
-    keep = [(a, b, p[1], p[2]) for a, b, p in zip(xx_ids, en_ids, pairs)
-            if 0 < len(a) <= max_len and 0 < len(b) <= max_len]
+def encode_pairs(sp, pairs, max_len: int, chunk: int = 65536) -> tuple[list[tuple], int]:
+    """(xx ids, English ids, English text, lang) of each pair; pairs with a side over max_len
+    pieces (or empty) are dropped and counted. Ids are int32 arrays, each English sentence
+    tokenized once and its array shared by all its pairs (NTREX's English has 128 translations):
+    a million pairs then take a fraction of the memory of lists of ints."""
+    def encode(texts):
+        for i in range(0, len(texts), chunk):
+            yield from (np.asarray(ids, dtype=np.int32) for ids in sp.encode(texts[i:i + chunk]))
+
+    english = sorted({p[1] for p in pairs})
+    en_ids = dict(zip(english, encode(english)))
+    keep = [(a, en_ids[p[1]], p[1], p[2]) for a, p in zip(encode([p[0] for p in pairs]), pairs)
+            if 0 < len(a) <= max_len and 0 < len(en_ids[p[1]]) <= max_len]
     return keep, len(pairs) - len(keep)
 
 
@@ -111,10 +117,11 @@ def build_set(kept, teacher: str, teacher_encoder=None, cache_dir=None, show_pro
 
 
 def pad_both(xx: list[list[int]], en: list[list[int]]):
-    """Both sides in one padded batch (one LSTM call per step): rows [0, n) are xx, [n, 2n) English."""
+    """Both sides in one padded batch (one LSTM call per step): rows [0, n) are xx, [n, 2n)
+    English; an empty side becomes a lone EOS (as in pad_batch)."""
     from xlingua.laser.data import pad_batch
 
-    return pad_batch([x or [EOS] for x in xx] + [e or [EOS] for e in en])
+    return pad_batch(list(xx) + list(en))
 
 
 def dev_scores(encoder, teacher: str, langs, teacher_encoder=None, cache_dir=None, root=None) -> dict:
