@@ -8,7 +8,7 @@ from xlingua.cli_errors import Typer, set_debug
 app = Typer(
     no_args_is_help=True,
     add_completion=False,
-    help="Multilingual sentence embeddings: embed, train, mine, eval.",
+    help="Multilingual sentence embeddings: embed, score, align, mine, eval, train, serve.",
 )
 bench_app = Typer(no_args_is_help=True, help="Speed and quality benchmarks.")
 app.add_typer(bench_app, name="bench")
@@ -121,6 +121,37 @@ def align_command(
     aligned = sum(1 for bd in result.beads if bd.score is not None)
     typer.echo(f"aligned {len(a):,} and {len(b):,} sentences in {aligned:,} groups "
                f"({len(result.beads) - aligned:,} left unaligned) -> {out}", err=True)
+
+
+@app.command("serve")
+def serve_command(
+    model: str = typer.Option("bundled", "--model", "-m", help=MODEL_HELP),
+    host: str = typer.Option("127.0.0.1", help="Address to bind (127.0.0.1: this machine only; 0.0.0.0 opens it to the network)."),
+    port: int = typer.Option(8080, help="Port."),
+    api_key: str = typer.Option(None, "--api-key", envvar="XLINGUA_API_KEY", help="Require Authorization: Bearer KEY on inference routes (or set XLINGUA_API_KEY)."),
+    served_model_name: str = typer.Option(None, help="Model id clients send and see (default: the spec, without directories)."),
+    max_items: int = typer.Option(256, help="Texts per request (and sentences per document for /align)."),
+    max_chars: int = typer.Option(20_000, help="Characters per text."),
+    max_body: int = typer.Option(4_000_000, help="Bytes per request body."),
+    max_queue: int = typer.Option(4096, help="Texts waiting for the model before requests get 429."),
+    token_budget: int = typer.Option(16_384, help="Tokens per model call, across requests."),
+):
+    """Serve the model over HTTP: OpenAI and TEI compatible embeddings, score, align, mine, a page."""
+    import uvicorn
+
+    from xlingua.encoders.loading import load_encoder
+    from xlingua.serve import ServeConfig, create_app, served_name
+
+    try:
+        config = ServeConfig(served_model_name or served_name(model), api_key=api_key or None,
+                             max_items=max_items, max_chars=max_chars, max_body=max_body,
+                             max_queue=max_queue, token_budget=token_budget)
+        encoder = load_encoder(model)
+    except (ValueError, OSError) as exc:
+        typer.secho(f"error: {exc}", fg=typer.colors.RED, err=True)
+        raise typer.Exit(2)
+    typer.echo(f"serving {config.model_name} ({encoder.dim} dimensions) on http://{host}:{port}/", err=True)
+    uvicorn.run(create_app(encoder, config), host=host, port=port, workers=1, log_level="warning")
 
 
 @bench_app.command("embed")
