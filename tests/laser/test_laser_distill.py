@@ -126,9 +126,13 @@ def test_pairs_pad_both_and_exclusion(tmp_path, toy_shared):
     assert kept[0][1] is kept[1][1]  # one array per distinct English sentence
 
 
-def test_unknown_objective_is_refused():
+def test_unknown_objective_and_bad_settings_are_refused_up_front():
     with pytest.raises(ValueError, match="objective must be one of translation, distill"):
         LaserTrainConfig(objective="mlm")
+    with pytest.raises(ValueError, match="metric must be mse or cosine"):
+        LaserTrainConfig(objective="distill", metric="l1")
+    with pytest.raises(ValueError, match="temperature must be positive"):
+        LaserTrainConfig(objective="distill", temperature=0)
 
 
 def test_train_command_refuses_unknown_objective(tmp_path):

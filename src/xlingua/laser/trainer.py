@@ -83,6 +83,12 @@ class LaserTrainConfig:
     def __post_init__(self):
         if self.objective not in OBJECTIVES:
             raise ValueError(f"objective must be one of {', '.join(OBJECTIVES)}, got {self.objective!r}")
+        # checked here, before minutes of data preparation, not at the first step
+        if self.metric not in ("mse", "cosine"):
+            raise ValueError(f"metric must be mse or cosine, got {self.metric!r}")
+        if self.temperature <= 0 or self.batch_size < 1:
+            raise ValueError(f"temperature must be positive and batch_size at least 1, got {self.temperature}, "
+                             f"{self.batch_size}")
 
     def model_config(self, vocab_size: int, proj_dim: int = 0) -> LaserConfig:
         return LaserConfig(vocab_size=vocab_size, target_langs=["en", self.second_target], embed_dim=self.embed_dim,
