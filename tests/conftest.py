@@ -57,8 +57,25 @@ class FullDisk:
         self.path = path
         self.how = how
 
+    def fill(self, leave: int) -> None:
+        """Leave only `leave` bytes of room."""
+        if self.how == "tmpfs":
+            st = os.statvfs(self.path)
+            with open(self.path / ".filler", "wb") as f:
+                f.write(b"\0" * max(0, st.f_bavail * st.f_frsize - leave))
+        self.room = leave
+
+    def free(self) -> None:
+        """Make room again (the rerun after the fix)."""
+        import subprocess
+
+        (self.path / ".filler").unlink(missing_ok=True)
+        if self.how == "tmpfs":
+            subprocess.run(["mount", "-o", "remount,size=256m", str(self.path)], check=True)
+        self.room = None
+
     def preexec(self):
-        if self.how == "rlimit":
+        if self.how == "rlimit" and self.room:
             import resource
             import signal
 
@@ -86,3 +103,11 @@ def full_disk(tmp_path):
     yield FullDisk(path, "tmpfs" if mounted else "rlimit")
     if mounted:
         subprocess.run(["umount", "-l", str(path)], capture_output=True)
+
+
+@pytest.fixture(scope="session")
+def tiny_model(tmp_path_factory):
+    """A 2-layer BERT with hidden size 32 saved to disk: a model spec for any command."""
+    from tests.training.conftest import make_tiny_model_dir
+
+    return make_tiny_model_dir(tmp_path_factory.mktemp("tiny_model"))

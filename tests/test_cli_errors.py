@@ -68,3 +68,20 @@ def test_every_xlingua_command_is_behind_the_boundary(tmp_path):
     callbacks = list(commands(app))
     assert len(callbacks) >= 8
     assert all(cb.__code__ is user_errors(lambda: None).__code__ for cb in callbacks)
+
+
+def test_user_errors_of_train_laser_meaning_and_eval_are_one_line(tmp_path, monkeypatch, tiny_model):
+    """These used to print a 60-line traceback with exit 1."""
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    bad_yaml = tmp_path / "r.yaml"
+    bad_yaml.write_text(f"model: {tiny_model}\noutput_dir: {tmp_path / 'o'}\ntasks: []\n")
+    cases = [
+        (["train", str(bad_yaml)], f"error: {bad_yaml}: at least one task is needed under `tasks`"),
+        (["laser", "train", "-o", str(tmp_path / "l"), "--langs", "de,klingon"], "error: unknown language code 'klingon'"),
+        (["meaning", "train", "-o", str(tmp_path / "m"), "--langs", "xx1"], "error: unknown language code 'xx1'"),
+        (["eval", "tatoeba", "-m", "some-org/no-such-model"], "error: cannot load model 'some-org/no-such-model'"),
+    ]
+    for args, start in cases:
+        result = runner.invoke(app, args)
+        assert result.exit_code == 2, (args, result.output)
+        assert result.output.startswith(start) and result.output.count("\n") == 1, (args, result.output)

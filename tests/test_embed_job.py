@@ -178,3 +178,52 @@ def test_cli_embed_round_trip_and_one_line_errors(tmp_path, monkeypatch):
     assert res.exit_code == 2 and "bad.txt:2: invalid UTF-8" in res.output
     res = CliRunner().invoke(app, ["embed", str(bad), "-o", str(tmp_path / "b.npy"), "--errors", "replace"])
     assert res.exit_code == 0 and np.load(tmp_path / "b.npy").shape == (2, 8)
+
+
+def _lines_file(path, n=1000):
+    path.write_text("".join(f"the cat {i} runs to the house\n" for i in range(n)), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("shards", [False, True])
+def test_full_disk_is_one_line_and_leaves_nothing(tmp_path, tiny_model, full_disk, shards):
+    """1,000 x 32 float32 rows (128 KB) onto 64 KB of room: the single .npy used to die of SIGBUS
+    (exit 135, a hidden partial left), the sharded form said "N requested and M written"."""
+    from tests.cli_run import run_cli
+
+    src = _lines_file(tmp_path / "in.txt")
+    out = full_disk.path / ("out" if shards else "out.npy")
+    extra = ["--shard-size", "600"] if shards else []
+    proc = run_cli(["embed", src, "-o", out, "--model", tiny_model, *extra], preexec_fn=full_disk.preexec)
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.strip().splitlines()[-1].startswith(f"error: no space left on device while writing {out}")
+    leftovers = sorted(p.name for p in full_disk.path.rglob("*"))
+    assert leftovers == (["job.json", "out"] if shards else []), leftovers
+
+
+def test_rerun_removes_partials_of_dead_processes(tmp_path):
+    import subprocess
+    import sys
+
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    stale = tmp_path / f".out.npy.partial-{dead.pid}"
+    stale.write_bytes(b"\0" * 4096)  # what a kill -9 leaves
+    embed_files(HashEncoder(), EmbedConfig([str(_write(tmp_path))], str(tmp_path / "out.npy"), show_progress=False))
+    assert not stale.exists() and (tmp_path / "out.npy").exists()
+
+
+def test_unwritable_destination_and_unknown_language_fail_before_the_model_loads(tmp_path):
+    from typer.testing import CliRunner
+
+    from xlingua.cli import app
+
+    src = _write(tmp_path)
+    blocker = tmp_path / "a_file"
+    blocker.write_text("")
+    for args, message in (
+        ([str(src), "-o", str(blocker / "out.npy")], f"error: {blocker / 'out.npy'}: cannot write there"),
+        ([str(src), "-o", str(tmp_path / "o.npy"), "--lang", "klingon"], "error: unknown language code 'klingon'"),
+    ):
+        res = CliRunner().invoke(app, ["embed", *args, "--model", str(tmp_path / "no_such_model")])
+        assert res.exit_code == 2 and res.output.startswith(message) and res.output.count("\n") == 1, res.output

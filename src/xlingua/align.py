@@ -20,7 +20,7 @@ from typing import Sequence
 import numpy as np
 
 from xlingua.data.sentences import split_sentences
-from xlingua.data.text import DEFAULT_MAX_CHARS, read_lines
+from xlingua.data.text import DEFAULT_MAX_CHARS, ERRORS_HINT, read_lines
 from xlingua.encoders.base import Embed
 from xlingua.similarity.cosine import cosine_matrix
 from xlingua.similarity.monotone import Bead, monotone_align
@@ -94,7 +94,7 @@ def align_sentences(embed: Embed, a: Sequence[str], b: Sequence[str], lang_a: st
 def read_document(path: str, split: bool = True, lang: str | None = None, errors: str = "strict",
                   max_chars: int | None = DEFAULT_MAX_CHARS) -> list[str]:
     """A document's sentences (bad input fails here, naming file and line)."""
-    lines = [line.text for line in read_lines(path, errors=errors, max_chars=max_chars)]
+    lines = [line.text for line in read_lines(path, errors=errors, max_chars=max_chars, hint=ERRORS_HINT)]
     return document_sentences(lines, split, lang)
 
 

@@ -45,13 +45,14 @@ def embed_command(
 ):
     """Embed sentences: exactly one row per input line, in order."""
     from xlingua.data.text import check_readable
-    from xlingua.embed import EmbedConfig, embed_files
+    from xlingua.embed import EmbedConfig, check_output, embed_files
     from xlingua.encoders.loading import load_encoder
 
     config = EmbedConfig(inputs, output, lang=lang, dtype=dtype, batch_size=batch_size,
                          shard_size=shard_size, buffer_lines=buffer_lines, errors=errors,
                          max_chars=max_chars, ids=ids)
     check_readable(inputs)  # before the model loads
+    check_output(config)
     result = embed_files(load_encoder(model), config)
     reused = f" ({result.shards_reused} shards reused)" if result.shards_reused else ""
     typer.echo(f"wrote {result.rows:,} x {result.dim} {result.dtype} -> {result.output}{reused}", err=True)
@@ -71,20 +72,16 @@ def score_command(
     max_chars: int = typer.Option(1_000_000, help="Lines longer than this are an error."),
 ):
     """Score given translation pairs (bitext filtering, reference-free QE): one row per pair."""
-    from xlingua.data.text import InputError, count_pairs
+    from xlingua.data.text import count_pairs
     from xlingua.encoders.loading import load_encoder
     from xlingua.score import ScoreConfig, score_files
 
-    try:
-        config = ScoreConfig(margin=margin, k=k, min_score=min_score, src_lang=src_lang,
-                             tgt_lang=tgt_lang, errors=errors, max_chars=max_chars)
-        n = count_pairs(inputs, errors=errors, max_chars=max_chars)  # before the model loads
-        encoder = load_encoder(model)
-        result = score_files(lambda texts, lang: encoder.encode(texts, lang=lang), inputs, output,
-                             config, n=n)
-    except (InputError, ValueError, OSError) as exc:
-        typer.secho(f"error: {exc}", fg=typer.colors.RED, err=True)
-        raise typer.Exit(2)
+    config = ScoreConfig(margin=margin, k=k, min_score=min_score, src_lang=src_lang,
+                         tgt_lang=tgt_lang, errors=errors, max_chars=max_chars)
+    n = count_pairs(inputs, errors=errors, max_chars=max_chars)  # before the model loads
+    encoder = load_encoder(model)
+    result = score_files(lambda texts, lang: encoder.encode(texts, lang=lang), inputs, output,
+                         config, n=n)
     typer.echo(f"scored {result.pairs:,} pairs -> {result.output}", err=True)
     if result.kept is not None:
         typer.echo(f"kept {result.kept:,} pairs -> {', '.join(map(str, result.kept_files))}", err=True)
@@ -105,19 +102,14 @@ def align_command(
 ):
     """Align the sentences of two ordered documents (1-1, 1-2, 2-1, 1-0, 0-1, as Vecalign)."""
     from xlingua.align import align_sentences, read_document, write_alignment
-    from xlingua.data.text import InputError
     from xlingua.encoders.loading import load_encoder
 
-    try:
-        a = read_document(doc_a, not no_split, lang_a, errors, max_chars)  # before the model loads
-        b = read_document(doc_b, not no_split, lang_b, errors, max_chars)
-        encoder = load_encoder(model)
-        result = align_sentences(lambda texts, lang: encoder.encode(texts, lang=lang), a, b,
-                                 lang_a, lang_b, skip_quantile)
-        out = write_alignment(result, output)
-    except (InputError, ValueError, OSError) as exc:
-        typer.secho(f"error: {exc}", fg=typer.colors.RED, err=True)
-        raise typer.Exit(2)
+    a = read_document(doc_a, not no_split, lang_a, errors, max_chars)  # before the model loads
+    b = read_document(doc_b, not no_split, lang_b, errors, max_chars)
+    encoder = load_encoder(model)
+    result = align_sentences(lambda texts, lang: encoder.encode(texts, lang=lang), a, b,
+                             lang_a, lang_b, skip_quantile)
+    out = write_alignment(result, output)
     aligned = sum(1 for bd in result.beads if bd.score is not None)
     typer.echo(f"aligned {len(a):,} and {len(b):,} sentences in {aligned:,} groups "
                f"({len(result.beads) - aligned:,} left unaligned) -> {out}", err=True)
@@ -330,13 +322,19 @@ def train_command(
     output_dir: str = typer.Option(None, "--output-dir", "-o", help="Override the recipe's output_dir."),
     model: str = typer.Option(None, "--model", "-m", help="Override the recipe's start model (bundled:torch or a model dir)."),
     max_steps: int = typer.Option(None, "--max-steps", help="Override the recipe's max_steps."),
+    override: list[str] = typer.Option(None, "--override", help="With --resume: settings (comma-separated or repeated, e.g. lr,max_steps) whose new values apply; any other changed setting is an error."),
 ):
     """Fine-tune a sentence encoder with mUSE / DuEAM / OneAligner objectives.
     Under `torchrun --nproc_per_node N` the batch is spread over N processes."""
     from xlingua.training import load_config, train
 
+    from xlingua.io import check_writable
+
     overrides = {k: v for k, v in (("output_dir", output_dir), ("model", model), ("max_steps", max_steps)) if v is not None}
-    final = train(load_config(config, overrides), resume=resume)
+    recipe = load_config(config, overrides)
+    check_writable(recipe.output_dir, is_dir=True)
+    keys = [k.strip() for item in override or [] for k in item.split(",") if k.strip()]
+    final = train(recipe, resume=resume, override=keys)
     typer.echo(f"model: {final}")
 
 

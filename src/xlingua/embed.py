@@ -26,11 +26,12 @@ from typing import Iterator
 
 import numpy as np
 
-from xlingua.data.text import DEFAULT_MAX_CHARS, InputError, Line, check_readable, read_lines, spool_stdin
+from xlingua.data.text import DEFAULT_MAX_CHARS, ERRORS_HINT, InputError, Line, check_readable, read_lines, spool_stdin
 from xlingua.encoders.base import Encoder
 from xlingua.encoders.store import FORMAT, INDEX, Store, StoreError, ids_name, index_record, shard_name
 from xlingua.io import (atomic_open, atomic_path, check_writable, open_memmap, partial_name,
                         remove_stale_partials, save_npy, write_json, write_text)
+from xlingua.mining.langs import normalize_lang
 from xlingua.progress import progress_bar
 
 DTYPES = ("float32", "float16")
@@ -58,6 +59,8 @@ class EmbedConfig:
             raise ValueError("shard_size must be at least 1")
         if (self.batch_size is not None and self.batch_size < 1) or self.buffer_lines < 1:
             raise ValueError("batch_size and buffer_lines must be at least 1")
+        if self.lang is not None:
+            normalize_lang(self.lang)  # "klingon" or "english" is an error, not a silent no-op
 
 
 @dataclass
@@ -89,7 +92,7 @@ def check_output(config: EmbedConfig) -> None:
 
 def _reader(config: EmbedConfig, inputs: list[str] | None = None) -> Iterator[Line]:
     return read_lines(inputs or config.inputs, errors=config.errors, max_chars=config.max_chars,
-                      ids=config.ids)
+                      ids=config.ids, hint=ERRORS_HINT)
 
 
 def _embed_chunk(encoder: Encoder, lines: list[Line], config: EmbedConfig) -> np.ndarray:

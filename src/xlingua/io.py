@@ -33,12 +33,21 @@ def disk_full(exc: OSError, path) -> DiskFullError | None:
     """`exc` as a DiskFullError naming `path` when it is a full disk, else None."""
     if isinstance(exc, DiskFullError):
         return exc
-    if getattr(exc, "errno", None) in _FULL:
+    if getattr(exc, "errno", None) in _FULL or (exc.errno is None and _no_room(path)):
         err = DiskFullError(errno.ENOSPC, f"no space left on device while writing {path}; "
                             "nothing was written there (free space and rerun)")
         err.filename = str(path)
         return err
     return None
+
+
+def _no_room(path) -> bool:
+    """True when the file system of `path` has no free block (numpy's short writes raise an
+    OSError without errno)."""
+    try:
+        return os.statvfs(Path(path).parent).f_bavail == 0
+    except OSError:
+        return False
 
 
 def stable_hash(obj, n: int = 16) -> str:
@@ -176,8 +185,11 @@ def write_json(path, obj, indent: int | None = 1, sort_keys: bool = False) -> No
 
 
 def save_npy(path, array: np.ndarray) -> None:
-    with atomic_open(path, "wb") as f:  # np.save(path) would append .npy to the temp name
-        np.save(f, array)
+    """np.save's bytes, written by Python's file object so that a full disk raises ENOSPC."""
+    array = np.ascontiguousarray(array)
+    with atomic_open(path, "wb") as f:
+        np.lib.format.write_array_header_1_0(f, np.lib.format.header_data_from_array_1_0(array))
+        f.write(array.reshape(-1).view(np.uint8).data)
 
 
 def save_npz(path, **arrays) -> None:

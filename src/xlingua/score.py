@@ -12,7 +12,7 @@ names and renamed only when complete.
 """
 from __future__ import annotations
 
-import os
+import contextlib
 from dataclasses import dataclass, field
 from itertools import islice
 from pathlib import Path
@@ -22,6 +22,7 @@ import numpy as np
 
 from xlingua.data.text import DEFAULT_MAX_CHARS, count_pairs, read_pairs
 from xlingua.encoders.base import Embed
+from xlingua.io import atomic_open
 from xlingua.similarity import paired_cosine, pair_margin
 
 
@@ -132,14 +133,6 @@ def _kept(inputs: list[str], out: Path, keep: np.ndarray, config: ScoreConfig) -
 def _write_all(files: dict[Path, str]) -> None:
     """Write every file under a temp name, then rename them all: no output looks complete
     unless all are."""
-    tmps = {}
-    try:
+    with contextlib.ExitStack() as stack:
         for path, text in files.items():
-            tmp = path.with_name(f".{path.name}.partial-{os.getpid()}")
-            tmp.write_text(text, encoding="utf-8")
-            tmps[path] = tmp
-        for path, tmp in tmps.items():
-            os.replace(tmp, path)
-    finally:
-        for tmp in tmps.values():
-            tmp.unlink(missing_ok=True)
+            stack.enter_context(atomic_open(path)).write(text)

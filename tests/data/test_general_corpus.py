@@ -5,6 +5,7 @@ import pytest
 
 from xlingua.data.benchmarks import BenchmarkFormatError
 from xlingua.data.general import DEV_SENTENCES, read_general
+from xlingua.data.text import InputError
 
 
 def write(path, lines):
@@ -52,7 +53,7 @@ def test_malformed_line_names_file_and_line(corpus):
         read_general(root=corpus)
     with gzip.open(path, "wb") as f:
         f.write(b"bon\tgood\n\xff\xfe\tbad\n")
-    with pytest.raises(BenchmarkFormatError, match=r"fr-en.tsv.gz:2: invalid UTF-8 at byte 0"):
+    with pytest.raises(InputError, match=r"fr-en.tsv.gz:2: invalid UTF-8 at byte 0 of the line$"):
         read_general(root=corpus)
 
 

@@ -165,3 +165,39 @@ def test_cli_list_and_compare(tmp_path):
     assert out.exit_code == 2 and "result file not found" in out.output
     out = cli.invoke(app, ["eval"])
     assert out.exit_code == 2
+
+
+def test_a_result_cut_short_says_so(toy, tmp_path):
+    """The JSON is rewritten after every task: one cut by a kill is marked incomplete."""
+    root, enc = toy
+    out = tmp_path / "a.json"
+    seen = []
+
+    def echo(msg):  # called once the first task is in the JSON: stop there, like a kill
+        seen.append(json.loads(out.read_text()) if out.exists() else None)
+
+    runner.run(enc, ["tatoeba", "sts:sts17_extended"], data_dir=str(root), output=str(out),
+               show_progress=False, echo=echo)
+    partial = next(r for r in seen if r)
+    assert partial["complete"] is False and list(partial["tasks"]) == ["tatoeba"]
+    assert "**incomplete**" in report.to_markdown(partial)
+    assert "warning**: A is incomplete" in report.compare(partial, json.loads(out.read_text()))
+    assert json.loads(out.read_text())["complete"] is True
+
+
+@pytest.mark.parametrize("limit", [-5, 0])
+def test_limit_below_one_is_an_error(toy, limit):
+    root, enc = toy
+    with pytest.raises(ValueError, match=f"--limit must be at least 1, got {limit}"):
+        runner.run(enc, ["tatoeba"], data_dir=str(root), limit=limit, echo=lambda *_: None)
+    res = CliRunner().invoke(app, ["eval", "tatoeba", "--limit", str(limit), "-m", "/no/such/model"])
+    assert res.exit_code == 2 and res.output == f"error: --limit must be at least 1, got {limit}\n"
+
+
+def test_benchmark_file_with_bad_utf8_names_file_and_line(toy):
+    root, enc = toy
+    path = root / "sts17_extended" / "STS.en-de.txt"
+    path.write_bytes(path.read_bytes() + b"caf\xe9\tx\t1\n")
+    n = path.read_bytes().count(b"\n")
+    with pytest.raises(ValueError, match=rf"STS\.en-de\.txt:{n}: invalid UTF-8 at byte 3 of the line$"):
+        runner.run(enc, ["sts:sts17_extended"], data_dir=str(root), echo=lambda *_: None)

@@ -15,7 +15,7 @@ ENC = CharNgramEncoder(dim=128)
 
 def _mine(tmp_path, src, tgt, **kw):
     out = tmp_path / "o.tsv.gz"
-    opts = {"workdir": tmp_path / "wd", "encoder": ENC, "show_progress": False}
+    opts = {"workdir": tmp_path / "wd", "encoder": ENC, "show_progress": False, "calibrate": kw.pop("calibrate", None)}
     summary = mine(src, tgt, out, MineConfig(kw.pop("src_lang", "en"), kw.pop("tgt_lang", "en"), **kw), **opts)
     with gzip.open(out, "rt", encoding="utf-8") as f:
         return summary, [line.rstrip("\n").split("\t") for line in f]
@@ -128,3 +128,55 @@ def test_cli_reports_bad_input_with_exit_code_2(tmp_path):
     assert result.exit_code == 2
     assert "unknown language code 'english'" in result.output
     assert not (tmp_path / "o.tsv.gz").exists()
+
+
+def test_full_disk_while_writing_the_summary_leaves_no_output(tmp_path, monkeypatch):
+    import xlingua.mining.pipeline as pipeline
+
+    src, tgt, _ = toy_corpus()
+    sp, tp = write_lines(tmp_path / "s.txt", src), write_lines(tmp_path / "t.txt", tgt)
+    real = pipeline.save_json
+
+    def full(path, obj):
+        if str(path).endswith(".summary.json"):
+            raise DiskFullError(errno.ENOSPC, f"no space left on device while writing {path}")
+        real(path, obj)
+
+    monkeypatch.setattr(pipeline, "save_json", full)
+    with pytest.raises(DiskFullError, match=r"o\.tsv\.gz\.summary\.json"):
+        _mine(tmp_path, sp, tp)
+    assert list(tmp_path.glob("*o.tsv.gz*")) == []  # the pairs went with their summary
+
+
+@pytest.mark.parametrize("gold, message", [
+    ("1\t3\n13\t1\n", r"gold\.tsv:2: src '13' is not a line number of .*s\.txt \(1 to 12\)"),
+    ("1\t3\nabc\t1\n", r"gold\.tsv:2: src 'abc' is not a line number"),
+    ("1\t3\n2\t0\n", r"gold\.tsv:2: tgt '0' is not a line number of .*t\.txt \(1 to 16\)"),
+    ("1\t3\n2\n", r"gold\.tsv:2: expected src-id<TAB>tgt-id"),
+    ("1\t3\n\xff\t1\n", r"gold\.tsv:2: invalid UTF-8 at byte 0 of the line$"),
+])
+def test_invalid_gold_lines_name_file_and_line(tmp_path, gold, message):
+    src, tgt, _ = toy_corpus()
+    sp, tp = write_lines(tmp_path / "s.txt", src), write_lines(tmp_path / "t.txt", tgt)
+    (tmp_path / "gold.tsv").write_bytes(gold.encode("utf-8").replace(b"\xc3\xbf", b"\xff"))
+    with pytest.raises(InputError, match=message):
+        _mine(tmp_path, sp, tp, calibrate=tmp_path / "gold.tsv")
+    assert not (tmp_path / "o.tsv.gz").exists()
+
+
+def test_gold_ids_must_be_in_the_corpora(tmp_path):
+    sp = write_lines(tmp_path / "s.txt", ["a red house", "a blue car"], ids=["s1", "s2"])
+    tp = write_lines(tmp_path / "t.txt", ["a blue car", "a red house"], ids=["t1", "t2"])
+    (tmp_path / "gold.tsv").write_text("s1\tt2\ns9\tt1\n")
+    with pytest.raises(InputError, match=r"gold\.tsv:2: src id 's9' is not in .*s\.txt"):
+        _mine(tmp_path, sp, tp, calibrate=tmp_path / "gold.tsv")
+    (tmp_path / "gold.tsv").write_text("s1\tt2\ns2\tt1\n")
+    summary, _ = _mine(tmp_path, sp, tp, calibrate=tmp_path / "gold.tsv")
+    assert summary["calibration"]["f1"] == 1.0
+
+
+def test_utf8_error_names_no_option_mine_lacks(tmp_path):
+    bad = tmp_path / "s.txt"
+    bad.write_bytes(b"fine\nbroken \xff\n")
+    with pytest.raises(InputError, match=r"s\.txt:2: invalid UTF-8 at byte 7 of the line$"):
+        _mine(tmp_path, bad, write_lines(tmp_path / "t.txt", ["x"]))

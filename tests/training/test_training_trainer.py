@@ -157,3 +157,43 @@ def test_model_spec_goes_through_the_one_encoder_parser(tiny_model_dir):
     assert SentenceModel.load(str(tiny_model_dir)).dim == 32
     with pytest.raises(ValueError, match="loads as TransformerBF16Encoder, which cannot be trained"):
         SentenceModel.load(f"bf16:{tiny_model_dir}")
+
+
+def test_resume_refuses_a_changed_config_unless_overridden(tiny_model_dir, pairs_file, tmp_path, capsys):
+    from xlingua.data.text import InputError
+
+    tasks = [{"name": "tr", "objective": "translation_ranking", "data": {"type": "tsv", "path": str(pairs_file)}}]
+    out = tmp_path / "run"
+    Trainer(base_config(tiny_model_dir, out, tasks, max_steps=2, checkpoint_every=2)).train(show_progress=False)
+    changed = base_config(tiny_model_dir, out, tasks, max_steps=4, checkpoint_every=2, lr=5e-4)
+    with pytest.raises(InputError, match=r"checkpoint\.pt: the config differs .*lr: 0\.001 -> 0\.0005; "
+                                         r"max_steps: 2 -> 4\).*--override lr,max_steps"):
+        Trainer(changed).train(resume=True, show_progress=False)
+    with pytest.raises(InputError, match=r"seed cannot change when resuming"):
+        Trainer(base_config(tiny_model_dir, out, tasks, max_steps=2, checkpoint_every=2, seed=4)).train(
+            resume=True, show_progress=False, override=["seed"])
+    trainer = Trainer(changed)
+    assert trainer.load_checkpoint(override=["lr", "max_steps"]) and trainer.step == 2
+    # the new lr applies from here on: warm-up is over, linear decay over the new max_steps
+    assert trainer.optimizer.param_groups[0]["lr"] == pytest.approx(5e-4 * (1 - 1 / 3))
+    trainer.train(show_progress=False)
+    assert trainer.step == 4
+    capsys.readouterr()
+    Trainer(base_config(tiny_model_dir, tmp_path / "fresh", tasks, max_steps=1)).train(resume=True, show_progress=False)
+    assert f"no checkpoint in {tmp_path / 'fresh'} to resume from: starting at step 0" in capsys.readouterr().err
+
+
+def test_bad_bytes_in_training_data_name_file_and_line(tmp_path):
+    from xlingua.data.text import InputError
+
+    bad = tmp_path / "bad.tsv"
+    bad.write_bytes(b"a\tb\nc \xff\td\n")
+    with pytest.raises(InputError, match=r"bad\.tsv:2: invalid UTF-8 at byte 2 of the line$"):
+        read_pairs(bad)
+    bad.write_bytes(b"a\tb\nc\x00\td\n")
+    with pytest.raises(InputError, match=r"bad\.tsv:2: NUL byte"):
+        read_pairs(bad)
+    yaml = tmp_path / "bad.yaml"
+    yaml.write_bytes(b"model: m\noutput_dir: x # caf\xe9\n")
+    with pytest.raises(InputError, match=r"bad\.yaml:2: invalid UTF-8 at byte 17 of the line"):
+        load_config(yaml)

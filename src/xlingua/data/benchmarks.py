@@ -7,11 +7,11 @@ was looked for. Nothing is skipped silently. XNLI lives in `xlingua.data.nli`.
 from __future__ import annotations
 
 import csv
-import gzip
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from xlingua.data.text import read_texts
 from xlingua.paths import benchmarks_dir, corpora_dir
 
 
@@ -33,9 +33,12 @@ def _root(data_dir) -> Path:
 
 
 def read_lines(path: Path, encoding: str = "utf-8") -> list[str]:
-    opener = gzip.open if path.suffix == ".gz" else open
-    with opener(path, "rt", encoding=encoding, newline="\n") as f:
-        return [line.rstrip("\n").rstrip("\r") for line in f]
+    """All lines of a benchmark file (plain or gzip); bad UTF-8 or a NUL names file:line.
+    A latin-1 file (SentEval TREC) decodes whatever its bytes."""
+    if encoding == "utf-8":
+        return list(read_texts(path))
+    lines = Path(path).read_bytes().decode(encoding).split("\n")
+    return [line.rstrip("\r") for line in (lines[:-1] if lines[-1] == "" else lines)]
 
 
 def read_tsv(path: Path, ncols: int, what: str, min_cols: int | None = None) -> list[list[str]]:
@@ -155,15 +158,14 @@ def read_stsb_multi_mt(lang: str, split: str = "dev", data_dir=None) -> ScoredPa
     """Machine-translated STS Benchmark: CSV `s1,s2,score` (quoted where needed)."""
     path = require(_root(data_dir) / "stsb_multi_mt" / f"stsb-{lang}-{split}.csv", f"stsb_multi_mt {lang} {split}")
     s1, s2, scores = [], [], []
-    with open(path, encoding="utf-8", newline="") as f:
-        reader = csv.reader(f)
-        for row in reader:
-            lineno = reader.line_num
-            if len(row) != 3:
-                raise BenchmarkFormatError(f"{path}:{lineno}: expected 3 CSV fields (s1, s2, score), got {len(row)}")
-            s1.append(row[0])
-            s2.append(row[1])
-            scores.append(parse_score(row[2], path, lineno, 0, 5))
+    reader = csv.reader(text + "\n" for text in read_texts(path))
+    for row in reader:
+        lineno = reader.line_num
+        if len(row) != 3:
+            raise BenchmarkFormatError(f"{path}:{lineno}: expected 3 CSV fields (s1, s2, score), got {len(row)}")
+        s1.append(row[0])
+        s2.append(row[1])
+        scores.append(parse_score(row[2], path, lineno, 0, 5))
     return ScoredPairs(f"stsb_multi_mt.{lang}", s1, s2, scores, lang, lang)
 
 

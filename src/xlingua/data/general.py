@@ -9,13 +9,13 @@ per English sentence), so a dev figure never rests on an English sentence seen i
 """
 from __future__ import annotations
 
-import gzip
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from xlingua.data.benchmarks import BenchmarkFormatError, require
+from xlingua.data.text import read_lines
 from xlingua.paths import corpora_dir
 
 SOURCES = ("ntrex", "newstest", "mlqe-pe", "flores-v1", "nllb-seed")
@@ -41,16 +41,12 @@ def general_root(root=None) -> Path:
 def read_file(path: Path, lang: str, source: str) -> list[Pair]:
     """One `xx-en.tsv.gz` file; a malformed line raises naming file:line."""
     out = []
-    with gzip.open(path, "rb") as f:
-        for lineno, raw in enumerate(f, 1):
-            try:
-                line = raw.decode("utf-8")
-            except UnicodeDecodeError as e:
-                raise BenchmarkFormatError(f"{path}:{lineno}: invalid UTF-8 at byte {e.start}") from None
-            cols = line.rstrip("\n").split("\t")
-            if len(cols) != 2 or not cols[0].strip() or not cols[1].strip() or "\x00" in line:
-                raise BenchmarkFormatError(f"{path}:{lineno}: expected `non_english<TAB>english`, got {line[:80]!r}")
-            out.append(Pair(lang, cols[0], cols[1], source))
+    for line in read_lines(path, max_chars=None):
+        cols = line.text.split("\t")
+        if len(cols) != 2 or not cols[0].strip() or not cols[1].strip():
+            raise BenchmarkFormatError(f"{path}:{line.number}: expected `non_english<TAB>english`, "
+                                       f"got {line.text[:80]!r}")
+        out.append(Pair(lang, cols[0], cols[1], source))
     return out
 
 

@@ -19,6 +19,7 @@ import os
 import sys
 from dataclasses import dataclass
 from itertools import zip_longest
+from pathlib import Path
 from typing import IO, Iterable, Iterator
 
 #: above this many characters a line is an error (100k-character lines are fine by default)
@@ -26,6 +27,8 @@ DEFAULT_MAX_CHARS = 1_000_000
 ERRORS = ("strict", "replace")
 _GZIP_MAGIC = b"\x1f\x8b"
 _BOM = b"\xef\xbb\xbf"
+#: the end of the invalid-UTF-8 message for commands that have an --errors option
+ERRORS_HINT = "pass --errors replace to substitute U+FFFD"
 
 
 class InputError(ValueError):
@@ -81,17 +84,19 @@ def read_lines(
     errors: str = "strict",
     max_chars: int | None = DEFAULT_MAX_CHARS,
     ids: bool = False,
+    hint: str = "",
 ) -> Iterator[Line]:
-    """Yield every line of every input in order, one at a time (never the whole file)."""
+    """Yield every line of every input in order, one at a time (never the whole file).
+    `hint` ends the invalid-UTF-8 message (e.g. the option that accepts such input)."""
     if isinstance(paths, (str, os.PathLike)):
         paths = [os.fspath(paths)]
     if errors not in ERRORS:
         raise ValueError(f"errors must be one of {ERRORS}, got {errors!r}")
     for path in check_readable([os.fspath(p) for p in paths]):
-        yield from _read_one(path, errors, max_chars, ids)
+        yield from _read_one(path, errors, max_chars, ids, hint)
 
 
-def _read_one(path: str, errors: str, max_chars: int | None, ids: bool) -> Iterator[Line]:
+def _read_one(path: str, errors: str, max_chars: int | None, ids: bool, hint: str) -> Iterator[Line]:
     name = "<stdin>" if path == "-" else path
     f = open_binary(path)
     number = 0
@@ -119,10 +124,8 @@ def _read_one(path: str, errors: str, max_chars: int | None, ids: bool) -> Itera
             try:
                 text = raw.decode("utf-8", errors=errors)
             except UnicodeDecodeError as e:
-                raise InputError(
-                    f"{name}:{number}: invalid UTF-8 at byte {e.start} of the line; "
-                    "pass --errors replace to substitute U+FFFD"
-                ) from None
+                raise InputError(f"{name}:{number}: invalid UTF-8 at byte {e.start} of the line"
+                                 + (f"; {hint}" if hint else "")) from None
             if max_chars is not None and len(text) > max_chars:
                 raise InputError(
                     f"{name}:{number}: line has {len(text):,} characters, over --max-chars "
@@ -139,10 +142,27 @@ def _read_one(path: str, errors: str, max_chars: int | None, ids: bool) -> Itera
             f.close()
 
 
+def read_texts(path: str | os.PathLike, max_chars: int | None = None) -> Iterator[str]:
+    """The lines of one data file (benchmark, training pairs) as strings, with the same checks
+    and error format as `read_lines`."""
+    return (line.text for line in read_lines(path, max_chars=max_chars))
+
+
+def read_whole(path: str | os.PathLike) -> str:
+    """A small file (a config, a result) as text; invalid UTF-8 names file and line."""
+    data = Path(path).read_bytes()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data.count(b"\n", 0, e.start) + 1
+        column = e.start - data.rfind(b"\n", 0, e.start) - 1
+        raise InputError(f"{path}:{line}: invalid UTF-8 at byte {column} of the line") from None
+
+
 def count_lines(paths: Iterable[str], errors: str = "strict", max_chars: int | None = DEFAULT_MAX_CHARS,
-                ids: bool = False) -> int:
+                ids: bool = False, hint: str = "") -> int:
     """Count (and so validate) all lines; bad input fails here, before any model runs."""
-    return sum(1 for _ in read_lines(paths, errors=errors, max_chars=max_chars, ids=ids))
+    return sum(1 for _ in read_lines(paths, errors=errors, max_chars=max_chars, ids=ids, hint=hint))
 
 
 def spool_stdin(dest: str) -> str:
@@ -161,7 +181,7 @@ def read_pairs(paths: list[str], errors: str = "strict",
     counts (here a shorter file is an error too, but only when it is reached)."""
     paths = check_readable(paths)
     if len(paths) == 1:
-        for line in read_lines(paths, errors=errors, max_chars=max_chars):
+        for line in read_lines(paths, errors=errors, max_chars=max_chars, hint=ERRORS_HINT):
             src, sep, tgt = line.text.partition("\t")
             if not sep:
                 raise InputError(f"{line.path}:{line.number}: expected src<TAB>tgt (no tab found)")
@@ -172,8 +192,8 @@ def read_pairs(paths: list[str], errors: str = "strict",
     if "-" in paths:
         raise InputError("two line-aligned files cannot be read from stdin")
     end = Line("", 0, "")
-    src_lines = read_lines(paths[0], errors=errors, max_chars=max_chars)
-    tgt_lines = read_lines(paths[1], errors=errors, max_chars=max_chars)
+    src_lines = read_lines(paths[0], errors=errors, max_chars=max_chars, hint=ERRORS_HINT)
+    tgt_lines = read_lines(paths[1], errors=errors, max_chars=max_chars, hint=ERRORS_HINT)
     for a, b in zip_longest(src_lines, tgt_lines, fillvalue=end):
         if a is end or b is end:
             raise InputError(f"{paths[0]} and {paths[1]} have different line counts")
@@ -185,7 +205,7 @@ def count_pairs(paths: list[str], errors: str = "strict", max_chars: int | None 
     naming both files and both counts, before any model runs."""
     paths = check_readable(paths)
     if len(paths) == 2 and "-" not in paths:
-        n_src, n_tgt = (count_lines([p], errors=errors, max_chars=max_chars) for p in paths)
+        n_src, n_tgt = (count_lines([p], errors=errors, max_chars=max_chars, hint=ERRORS_HINT) for p in paths)
         if n_src != n_tgt:
             raise InputError(f"{paths[0]} has {n_src:,} lines but {paths[1]} has {n_tgt:,}; "
                              "the files must be line-aligned")
@@ -193,23 +213,23 @@ def count_pairs(paths: list[str], errors: str = "strict", max_chars: int | None 
     return sum(1 for _ in read_pairs(paths, errors=errors, max_chars=max_chars))
 
 
-def read_gold(path) -> set[tuple[str, str]]:
+def read_gold(path) -> list[tuple[int, str, str]]:
     """Gold pairs `src-id<TAB>tgt-id`, one a line (ids, or 1-based line numbers when the
-    corpora have no ids)."""
-    pairs = set()
-    with open(path, encoding="utf-8") as f:
-        for no, line in enumerate(f.read().splitlines(), 1):
-            if not line.strip():
-                continue
-            parts = line.split("\t")
-            if len(parts) != 2:
-                raise InputError(f"{path}:{no}: expected src-id<TAB>tgt-id")
-            pairs.add((parts[0].strip(), parts[1].strip()))
+    corpora have no ids), as (line number in the gold file, src id, tgt id); blank lines skipped.
+    Whether each id exists is for the caller to check against its corpora."""
+    pairs = []
+    for line in read_lines(path, max_chars=None):
+        if not line.text.strip():
+            continue
+        parts = line.text.split("\t")
+        if len(parts) != 2 or not parts[0].strip() or not parts[1].strip():
+            raise InputError(f"{line.path}:{line.number}: expected src-id<TAB>tgt-id, got {line.text[:80]!r}")
+        pairs.append((line.number, parts[0].strip(), parts[1].strip()))
     if not pairs:
         raise InputError(f"{path}: no gold pairs")
     return pairs
 
 
-__all__ = ["DEFAULT_MAX_CHARS", "ERRORS", "InputError", "Line", "check_readable", "count_lines",
-           "count_pairs", "open_binary", "read_gold", "read_lines", "read_pairs", "spool_stdin"]
+__all__ = ["DEFAULT_MAX_CHARS", "ERRORS", "ERRORS_HINT", "InputError", "Line", "check_readable", "count_lines",
+           "count_pairs", "open_binary", "read_gold", "read_lines", "read_pairs", "read_texts", "read_whole", "spool_stdin"]
 

@@ -6,7 +6,7 @@ from pathlib import Path
 import typer
 
 from xlingua.evaluation.registry import get_task, task_names
-from xlingua.io import write_text
+from xlingua.io import check_writable, write_text
 
 
 def eval_main(tasks: list[str], *, model: str, limit: int | None, data_dir: str | None, output: str | None,
@@ -30,6 +30,9 @@ def eval_main(tasks: list[str], *, model: str, limit: int | None, data_dir: str 
         return 0
     if not tasks:
         raise ValueError("name at least one task (see --list)")
+    runner.check(tasks, limit)
+    if output:
+        check_writable(output)
     from xlingua.encoders.cache import CachedEncoder
     from xlingua.encoders.loading import load_encoder
 

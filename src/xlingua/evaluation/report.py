@@ -74,6 +74,8 @@ def to_markdown(result: dict) -> str:
     head = [f"## `xlingua eval` — {result['model']} ({result['encoder']}, {result['dim']}-d)", "",
             f"- fingerprint: `{result['fingerprint']}`", f"- date: {result['date']}; machine: {result['machine']}",
             f"- command: `{result['command']}`", f"- limit: {result['limit']}", ""]
+    if result.get("complete") is False:
+        head += ["**incomplete**: the run stopped before its last task", ""]
     body = []
     for spec, res in result["tasks"].items():
         body += task_markdown(spec, res, result["model"])
@@ -83,6 +85,9 @@ def to_markdown(result: dict) -> str:
 def compare(a: dict, b: dict) -> str:
     """Markdown table: every figure both results share, A, B and B - A."""
     lines = [f"Comparison: A = {a['model']} ({a['fingerprint']}), B = {b['model']} ({b['fingerprint']})", ""]
+    for name, r in (("A", a), ("B", b)):
+        if r.get("complete") is False:
+            lines += [f"**warning**: {name} is incomplete (its run stopped after {len(r['tasks'])} task(s))", ""]
     if a.get("limit") != b.get("limit"):
         lines += [f"**warning**: different --limit (A {a.get('limit')}, B {b.get('limit')})", ""]
     rows = []

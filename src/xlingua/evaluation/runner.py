@@ -55,21 +55,30 @@ def machine() -> str:
     return f"{platform.machine()} {os.cpu_count()} cpu, {platform.system()}, Python {platform.python_version()}"
 
 
+def check(task_specs: list[str], limit: int | None) -> list[str]:
+    """Fail on a task typo or a bad limit before any model loads; returns the task names."""
+    if limit is not None and limit < 1:
+        raise ValueError(f"--limit must be at least 1, got {limit}")
+    names = [parse_task_spec(s)[0] for s in task_specs]
+    for n in names:
+        get_task(n)
+    return names
+
+
 def run(encoder: Encoder, task_specs: list[str], *, model: str | None = None, limit: int | None = None,
         data_dir: str | None = None, options: list[str] | None = None, output: str | None = None,
         out_dir: str | None = None, batch_size: int = 64, show_progress: bool = True,
         echo=print) -> dict:
     """Evaluate `encoder` on each task; write the JSON (atomically, after every task) if
-    `output` is given. Returns the result dict."""
-    names = [parse_task_spec(s)[0] for s in task_specs]
-    for n in names:
-        get_task(n)  # fail on a typo before any embedding
+    `output` is given, with "complete": false until the last task is in. Returns the result dict."""
+    names = check(task_specs, limit)
     opts = parse_options(options or [], names)
     out_dir_path = Path(out_dir) if out_dir else (Path(output).parent if output else Path.cwd())
     result = {"model": model or encoder.name, "encoder": encoder.name, "fingerprint": encoder.fingerprint(),
               "dim": encoder.dim, "limit": limit, "data_dir": data_dir,
               "date": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-              "machine": machine(), "command": " ".join(["xlingua", *sys.argv[1:]]), "tasks": {}}
+              "machine": machine(), "command": " ".join(["xlingua", *sys.argv[1:]]), "complete": False,
+              "tasks": {}}
     for spec, name in zip(task_specs, names):
         task = get_task(name)
         task_opts = {**parse_task_spec(spec)[1], **opts[name]}
@@ -81,6 +90,7 @@ def run(encoder: Encoder, task_specs: list[str], *, model: str | None = None, li
         res.seconds = time.perf_counter() - start
         result["tasks"][spec] = res.to_dict()
         echo(f"   {spec} done in {res.seconds:.1f} s")
+        result["complete"] = spec == task_specs[-1]
         if output:
             write_json(output, result)
     return result

@@ -56,14 +56,19 @@ def train(
     seed: int = typer.Option(0),
 ):
     """Train, checkpointing as it goes (a rerun resumes); then use --model laser:OUT anywhere."""
+    from xlingua.io import check_writable
     from xlingua.laser.distill import L10N_LANGS, STSB_LANGS
     from xlingua.laser.trainer import LaserTrainConfig, train_laser
+    from xlingua.mining.langs import normalize_lang
 
     distill = objective == "distill"
     if langs is None:
         langs = ",".join(L10N_LANGS) if distill else TRANSLATION_LANGS
     if l10n_pairs is None:
         l10n_pairs = 1500 if distill else 15000
+    check_writable(out, is_dir=True)
+    for code in _list(langs) + [second_target]:
+        normalize_lang(code)
     cfg = LaserTrainConfig(
         objective=objective, langs=_list(langs), second_target=second_target, l10n_pairs=l10n_pairs,
         multi30k=multi30k, general=general, general_langs=_list(general_langs),

@@ -24,6 +24,7 @@ import torch
 import torch.nn.functional as F
 
 from xlingua.data.benchmarks import read_multi30k_aligned
+from xlingua.data.text import InputError
 from xlingua.io import atomic_path, partial_name, save_torch, write_json
 from xlingua.laser.data import Direction, Schedule, collate, encode_direction, read_l10n_pairs, summarize
 from xlingua.laser.model import LaserConfig, LaserModel, LaserStudent
@@ -243,8 +244,12 @@ def train_laser(cfg: LaserTrainConfig, out_dir, *, l10n_root=None, data_dir=None
     ckpt_path = out / "checkpoint.pt"
     if ckpt_path.exists() and resume:
         saved = torch.load(ckpt_path, map_location="cpu", weights_only=False)
-        if _data_model_config(saved["train_config"]) != _data_model_config(asdict(cfg)):
-            raise ValueError(f"{ckpt_path} was written with a different config; use a new --out or --no-resume")
+        old, new = _data_model_config(saved["train_config"]), _data_model_config(asdict(cfg))
+        if old != new:
+            said = "; ".join(f"{k}: {old.get(k)!r} -> {new.get(k)!r}" for k in sorted(set(old) | set(new))
+                             if old.get(k) != new.get(k))
+            raise InputError(f"{ckpt_path}: the settings differ from the run being resumed ({said}); "
+                             "rerun with the original settings, or use a new --out or --no-resume")
     t0 = time.time()
     if cfg.objective == "translation":
         sp, directions, dropped = build_directions(cfg, out, l10n_root, data_dir)

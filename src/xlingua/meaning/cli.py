@@ -50,8 +50,13 @@ def train(
 ):
     """Train MLP_M / MLP_L / MLP_I on cached base embeddings of parallel pairs (l10n, --extra,
     --general); model.pt is the epoch --select-on chose. Then use --model BASE+meaning:OUT anywhere."""
+    from xlingua.io import check_writable
     from xlingua.meaning.trainer import TrainConfig, train_from_corpus
+    from xlingua.mining.langs import normalize_lang
 
+    check_writable(out, is_dir=True)
+    for code in _items(langs) + _items(general_langs):
+        normalize_lang(code)
     cfg = TrainConfig(lr=lr, batch_size=batch_size, max_epochs=max_epochs, patience=patience,
                       use_meaning=meaning_loss, use_language=language_loss, seed=seed, hidden=hidden,
                       snapshot_every=snapshot_every, select_on=select_on, language_weight=language_weight,

@@ -13,8 +13,9 @@ from pathlib import Path
 
 import numpy as np
 
-from xlingua.data.text import read_gold
+from xlingua.data.text import InputError, read_gold
 from xlingua.encoders.base import Encoder
+from xlingua.io import check_writable
 from xlingua.mining.cache import peak_memory_mb, save_json
 from xlingua.mining.corpus import ShardedCorpus, ShardStep, shard_config
 from xlingua.mining.embed import (ConcatConfig, ConcatStep, EmbedConfig, EmbedStep, ImportStep,
@@ -128,7 +129,8 @@ def mine(src: str | Path, tgt: str | Path, output: str | Path, config: MineConfi
     if calibrate is not None and config.threshold is not None:
         raise ValueError("give either a threshold or a gold set to calibrate one, not both")
     output = Path(output)
-    gold = read_gold(calibrate) if calibrate is not None else None
+    gold_lines = read_gold(calibrate) if calibrate is not None else None
+    check_writable(output)
     run = _Run(config, Path(workdir) if workdir else default_workdir(),
                Runner(ray, show_progress=show_progress), _Clock(), show_progress)
     t_start = time.perf_counter()
@@ -137,6 +139,10 @@ def mine(src: str | Path, tgt: str | Path, output: str | Path, config: MineConfi
         prepared = _prepare(run, src, tgt, prepare_format)
         src, tgt = prepared["src"]["output"], prepared["tgt"]["output"]
     src_side, tgt_side = _shard(run, src, tgt)
+    src_corpus, tgt_corpus = ShardedCorpus(src_side.shard), ShardedCorpus(tgt_side.shard)
+    gold = None if gold_lines is None else check_gold(
+        gold_lines, calibrate, {"src": src_side.meta, "tgt": tgt_side.meta},
+        src_corpus.all_ids(), tgt_corpus.all_ids())
     stores = {"src": config.src_embeddings, "tgt": config.tgt_embeddings}
     encoders = [] if all(stores.values()) else _encoders(config, encoder)
     for side in (src_side, tgt_side):
@@ -144,7 +150,6 @@ def mine(src: str | Path, tgt: str | Path, output: str | Path, config: MineConfi
     model = _same_model(src_side, tgt_side)
     knn = {"fwd": _knn(run, src_side, tgt_side, "fwd"), "bwd": _knn(run, tgt_side, src_side, "bwd")}
     best = _score(run, src_side, tgt_side, knn)
-    src_corpus, tgt_corpus = ShardedCorpus(src_side.shard), ShardedCorpus(tgt_side.shard)
     n_candidates, calibration, threshold, (s, a, b) = run.clock.run(
         "select", None, lambda: _select(run, best.load(), gold, src_corpus, tgt_corpus))
     written = run.clock.run("write", None, lambda: _write(output, s, a, b, src_corpus, tgt_corpus,
@@ -169,8 +174,32 @@ def mine(src: str | Path, tgt: str | Path, output: str | Path, config: MineConfi
         "total_seconds": round(time.perf_counter() - t_start, 3),
         "peak_rss_mb": round(peak_memory_mb(), 1),
     }
-    save_json(summary_path(output), summary)
+    try:
+        save_json(summary_path(output), summary)
+    except BaseException:
+        output.unlink(missing_ok=True)  # pairs without their summary are not a finished run
+        raise
     return summary
+
+
+def check_gold(lines: list[tuple[int, str, str]], path, metas: dict, src_ids: list[str],
+               tgt_ids: list[str]) -> set[tuple[str, str]]:
+    """The gold pairs, each checked against the corpora: without ids a side is a 1-based line
+    number of its file; with ids it must be one of the file's ids (with --dedup a removed
+    duplicate's id is allowed and counted as not in the corpora). Anything else names GOLD:LINE."""
+    known = {"src": set(src_ids), "tgt": set(tgt_ids)}
+    gold = set()
+    for no, *pair in lines:
+        for side, value in zip(("src", "tgt"), pair):
+            meta = metas[side]
+            if not meta["has_ids"]:
+                if not value.isdigit() or not 1 <= int(value) <= meta["lines"]:
+                    raise InputError(f"{path}:{no}: {side} {value!r} is not a line number of "
+                                     f"{meta['path']} (1 to {meta['lines']:,})")
+            elif value not in known[side] and not meta["duplicates_removed"]:
+                raise InputError(f"{path}:{no}: {side} id {value!r} is not in {meta['path']}")
+        gold.add(tuple(v if metas[side]["has_ids"] else str(int(v)) for side, v in zip(("src", "tgt"), pair)))
+    return gold
 
 
 def _prepare(run: _Run, src, tgt, fmt: str) -> dict:

@@ -39,7 +39,8 @@ class Runner:
     def _ray(self, fn, args, label):
         import ray
 
-        remote = ray.remote(fn)
+        remote = ray.remote(_call_with_threads)
+        threads = _thread_settings()
         shared: dict[int, object] = {}  # encoder objects go to the object store once
 
         def put(x):
@@ -49,7 +50,7 @@ class Runner:
                 return shared[id(x)]
             return x
 
-        refs = [remote.remote(*[put(x) for x in a]) for a in args]
+        refs = [remote.remote(threads, fn, *[put(x) for x in a]) for a in args]
         done, pending = [], list(refs)
         while pending:
             ready, pending = ray.wait(pending, num_returns=1)
@@ -57,3 +58,22 @@ class Runner:
             if self.show_progress:
                 print(f"  {label}: {len(done)}/{len(refs)} Ray tasks done", flush=True)
         return ray.get(refs)
+
+
+def _thread_settings() -> dict:
+    """This process's torch and FAISS thread counts. Ray workers start with one thread; a
+    different count changes the order of float sums, so vectors and scores would differ in
+    the last bits from the local run's. The workers take the driver's counts instead."""
+    import faiss
+    import torch
+
+    return {"torch": torch.get_num_threads(), "faiss": faiss.omp_get_max_threads()}
+
+
+def _call_with_threads(threads: dict, fn: Callable, *args):
+    import faiss
+    import torch
+
+    torch.set_num_threads(threads["torch"])
+    faiss.omp_set_num_threads(threads["faiss"])
+    return fn(*args)

@@ -11,6 +11,8 @@ from pathlib import Path
 
 import yaml
 
+from xlingua.data.text import read_whole
+
 PRECISIONS = ("fp32", "bf16")
 SCHEDULES = ("constant", "linear", "cosine")
 SAMPLINGS = ("cycle", "proportional")
@@ -124,7 +126,7 @@ def load_config(path: str | Path, overrides: dict | None = None) -> TrainConfig:
     if not path.exists():
         raise FileNotFoundError(f"training config not found: {path}")
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        data = yaml.safe_load(read_whole(path))
     except yaml.YAMLError as e:
         raise ValueError(f"{path}: not valid YAML: {e}") from None
     data = {**(data or {}), **(overrides or {})}

@@ -24,12 +24,12 @@ task in the YAML recipe):
 """
 from __future__ import annotations
 
-import gzip
 import re
 from pathlib import Path
 
 import numpy as np
 
+from xlingua.data.text import InputError, read_lines, read_texts
 from xlingua.paths import corpora_dir
 
 
@@ -38,16 +38,15 @@ def read_pairs(path: str | Path, limit: int | None = None) -> list[tuple[str, st
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"pair file not found: {path}")
-    opener = gzip.open if path.suffix == ".gz" else open
     out = []
-    with opener(path, "rt", encoding="utf-8") as f:
-        for lineno, line in enumerate(f, 1):
-            cols = line.rstrip("\n").split("\t")
-            if len(cols) != 2 or not cols[0].strip() or not cols[1].strip():
-                raise ValueError(f"{path}:{lineno}: expected two non-empty tab-separated columns, got {line[:80]!r}")
-            out.append((cols[0], cols[1]))
-            if limit and len(out) >= limit:
-                break
+    for line in read_lines(path, max_chars=None):
+        cols = line.text.split("\t")
+        if len(cols) != 2 or not cols[0].strip() or not cols[1].strip():
+            raise InputError(f"{path}:{line.number}: expected two non-empty tab-separated columns, "
+                             f"got {line.text[:80]!r}")
+        out.append((cols[0], cols[1]))
+        if limit and len(out) >= limit:
+            break
     return out
 
 
@@ -65,7 +64,7 @@ def read_ordered_text(paths, limit: int | None = None) -> list[tuple[str, str]]:
         path = Path(path)
         if not path.exists():
             raise FileNotFoundError(f"text file not found: {path}")
-        for para in re.split(r"\n\s*\n", path.read_text(encoding="utf-8", errors="strict")):
+        for para in re.split(r"\n\s*\n", "\n".join(read_texts(path))):
             sents = [s.strip() for s in _SENTENCE_END.split(" ".join(para.split())) if len(s.strip()) > 1]
             out.extend(zip(sents, sents[1:]))
             if limit and len(out) >= limit:

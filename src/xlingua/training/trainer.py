@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import math
 import random
+import sys
 import time
 from pathlib import Path
 from typing import Callable
@@ -21,6 +22,7 @@ from typing import Callable
 import numpy as np
 import torch
 
+from xlingua.data.text import InputError
 from xlingua.io import atomic_open, save_torch, write_text
 from xlingua.objectives import distributed as ddp
 from xlingua.training.config import TrainConfig
@@ -31,6 +33,18 @@ from xlingua.training.tasks import build_task
 
 CHECKPOINT = "checkpoint.pt"
 LOG = "log.jsonl"
+#: settings a resumed run may change freely (they change nothing already done)
+RESUME_FREE = ("output_dir", "log_every", "checkpoint_every")
+#: settings `--override` may change on resume; the rest (model, tasks, seed, batch...) fix the
+#: data order and the weights, so changing them needs a new output directory
+RESUME_OVERRIDABLE = ("lr", "weight_decay", "max_steps", "warmup_steps", "schedule", "max_grad_norm",
+                      "eval_every", "early_stopping_patience", "eval", "precision")
+
+
+def config_changes(old: dict, new: dict) -> dict[str, tuple]:
+    """{key: (old, new)} for the settings that differ, other than RESUME_FREE."""
+    return {k: (old.get(k), new.get(k)) for k in sorted(set(old) | set(new))
+            if k not in RESUME_FREE and old.get(k) != new.get(k)}
 
 
 def set_seed(seed: int) -> None:
@@ -117,7 +131,7 @@ class Trainer:
 
     # -- checkpoints ------------------------------------------------------------------------
     def state_dict(self) -> dict:
-        return {"step": self.step, "best": self.best, "bad_evals": self.bad_evals,
+        return {"step": self.step, "best": self.best, "bad_evals": self.bad_evals, "config": self.config.to_dict(),
                 "model": self.model.state_dict(), "tasks": self.tasks.state_dict(),
                 "optimizer": self.optimizer.state_dict(), "scheduler": self.scheduler.state_dict(),
                 "samplers": [s.state_dict() for s in self.samplers],
@@ -128,15 +142,35 @@ class Trainer:
             return
         save_torch(self.out / CHECKPOINT, self.state_dict())
 
-    def load_checkpoint(self) -> bool:
+    def load_checkpoint(self, override=()) -> bool:
+        """Resume from OUTPUT/checkpoint.pt. A setting that differs from the checkpoint's is an
+        error naming it, unless listed in `override` (and in RESUME_OVERRIDABLE)."""
         path = self.out / CHECKPOINT
         if not path.exists():
             return False
         state = torch.load(path, weights_only=False)
+        changes = config_changes(state.get("config", self.config.to_dict()), self.config.to_dict())
+        refused = [k for k in changes if k not in override]
+        if refused:
+            said = "; ".join(f"{k}: {changes[k][0]!r} -> {changes[k][1]!r}" for k in refused)
+            raise InputError(f"{path}: the config differs from the run being resumed ({said}); resume "
+                             f"with the original settings, or pass --override {','.join(refused)} to apply them")
+        fixed = [k for k in changes if k not in RESUME_OVERRIDABLE]
+        if fixed:
+            raise InputError(f"{path}: {', '.join(fixed)} cannot change when resuming (they fix the data order "
+                             "and the weights so far); train into a new output directory")
         self.model.load_state_dict(state["model"])
         self.tasks.load_state_dict(state["tasks"])
         self.optimizer.load_state_dict(state["optimizer"])
         self.scheduler.load_state_dict(state["scheduler"])
+        if "lr" in changes or "weight_decay" in changes:  # the optimizer state holds the old ones
+            for group in self.optimizer.param_groups:
+                group["initial_lr"] = self.config.lr
+                if group["weight_decay"]:
+                    group["weight_decay"] = self.config.weight_decay
+            self.scheduler.base_lrs = [self.config.lr] * len(self.optimizer.param_groups)
+            for group in self.optimizer.param_groups:
+                group["lr"] = self.config.lr * lr_lambda(self.config)(self.scheduler.last_epoch)
         for s, st in zip(self.samplers, state["samplers"]):
             s.load_state_dict(st)
         torch.set_rng_state(state["rng"]["torch"])
@@ -168,10 +202,10 @@ class Trainer:
         return metrics
 
     def train(self, resume: bool = False, on_step: Callable[[int], None] | None = None,
-              show_progress: bool = True) -> Path:
+              show_progress: bool = True, override=()) -> Path:
         cfg = self.config
-        if resume:
-            self.load_checkpoint()  # no checkpoint yet: start from step 0
+        if resume and not self.load_checkpoint(override) and ddp.rank() == 0:
+            print(f"no checkpoint in {self.out} to resume from: starting at step 0", file=sys.stderr)
         elif ddp.rank() == 0:
             (self.out / LOG).unlink(missing_ok=True)
         if self.step == 0:
@@ -212,8 +246,8 @@ class Trainer:
         return final
 
 
-def train(config: TrainConfig, resume: bool = False, show_progress: bool = True) -> Path:
-    return Trainer(config).train(resume=resume, show_progress=show_progress)
+def train(config: TrainConfig, resume: bool = False, show_progress: bool = True, override=()) -> Path:
+    return Trainer(config).train(resume=resume, show_progress=show_progress, override=override)
 
 
 def _param_groups(model, tasks, weight_decay: float) -> list[dict]:
