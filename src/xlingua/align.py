@@ -12,7 +12,6 @@ sentence left unaligned.
 """
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
@@ -22,6 +21,7 @@ import numpy as np
 from xlingua.data.sentences import split_sentences
 from xlingua.data.text import DEFAULT_MAX_CHARS, ERRORS_HINT, read_lines
 from xlingua.encoders.base import Embed
+from xlingua.io import write_text
 from xlingua.similarity.cosine import cosine_matrix
 from xlingua.similarity.monotone import Bead, monotone_align
 
@@ -101,13 +101,7 @@ def read_document(path: str, split: bool = True, lang: str | None = None, errors
 def write_alignment(result: Alignment, output: str) -> Path:
     """OUT.tsv, under a temp name renamed when complete."""
     out = Path(output)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(f".{out.name}.partial-{os.getpid()}")
-    try:
-        tmp.write_text(result.tsv(), encoding="utf-8")
-        os.replace(tmp, out)
-    finally:
-        tmp.unlink(missing_ok=True)
+    write_text(out, result.tsv())
     return out
 
 
