@@ -197,3 +197,42 @@ def test_bad_bytes_in_training_data_name_file_and_line(tmp_path):
     yaml.write_bytes(b"model: m\noutput_dir: x # caf\xe9\n")
     with pytest.raises(InputError, match=r"bad\.yaml:2: invalid UTF-8 at byte 17 of the line"):
         load_config(yaml)
+
+
+def test_resume_of_a_checkpoint_that_holds_no_config_goes_on(tiny_model_dir, pairs_file, tmp_path):
+    """Checkpoints written before they held their config (no "config" key) still resume from
+    the command line, with a one-line note, to the weights of an unbroken run."""
+    from safetensors.torch import load_file
+    from typer.testing import CliRunner
+
+    from xlingua.cli import app
+
+    tasks = [{"name": "tr", "objective": "translation_ranking", "data": {"type": "tsv", "path": str(pairs_file)}}]
+    kw = {"max_steps": 4, "checkpoint_every": 2}
+    whole = Trainer(base_config(tiny_model_dir, tmp_path / "whole", tasks, **kw))
+    whole.train(show_progress=False)
+
+    class Kill(Exception):
+        pass
+
+    def kill_at_3(step):
+        if step == 3:
+            raise Kill
+
+    out = tmp_path / "old"
+    with pytest.raises(Kill):
+        Trainer(base_config(tiny_model_dir, out, tasks, **kw)).train(on_step=kill_at_3, show_progress=False)
+    state = torch.load(out / "checkpoint.pt", weights_only=False)
+    del state["config"]  # the older format: everything else is the same
+    torch.save(state, out / "checkpoint.pt")
+    recipe = tmp_path / "r.yaml"
+    recipe.write_text(json.dumps(base_config(tiny_model_dir, tmp_path / "elsewhere", tasks, **kw).to_dict()))
+
+    result = CliRunner().invoke(app, ["train", str(recipe), "-o", str(out), "--resume"])
+    assert result.exit_code == 0, result.output
+    assert f"note: {out / 'checkpoint.pt'} predates config checks: resuming without comparing settings" in result.stderr
+    assert "no checkpoint" not in result.stderr
+    ours, theirs = load_file(out / "final" / "model.safetensors"), load_file(tmp_path / "whole" / "final" / "model.safetensors")
+    assert ours.keys() == theirs.keys() and all(torch.equal(ours[k], theirs[k]) for k in ours)
+    # the next checkpoint holds the config, so the run after this one is checked
+    assert torch.load(out / "checkpoint.pt", weights_only=False)["config"]["lr"] == 1e-3

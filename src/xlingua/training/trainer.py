@@ -149,7 +149,13 @@ class Trainer:
         if not path.exists():
             return False
         state = torch.load(path, weights_only=False)
-        changes = config_changes(state.get("config", self.config.to_dict()), self.config.to_dict())
+        new = self.config.to_dict()
+        if "config" in state:
+            changes = config_changes(state["config"], new)
+        else:  # written before checkpoints held their config: nothing to compare against
+            if ddp.rank() == 0:
+                print(f"note: {path} predates config checks: resuming without comparing settings", file=sys.stderr)
+            changes = {k: (None, new.get(k)) for k in override}
         refused = [k for k in changes if k not in override]
         if refused:
             said = "; ".join(f"{k}: {changes[k][0]!r} -> {changes[k][1]!r}" for k in refused)
