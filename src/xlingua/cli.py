@@ -173,7 +173,7 @@ def bench_prepare_command(
     pairs: int = typer.Option(200, "--pairs", help="newstest pairs the documents are cut from."),
     keep: float = typer.Option(0.8, "--keep", help="Chance a sentence is kept on each side."),
     seed: int = typer.Option(0, "--seed"),
-    model: str = typer.Option("bundled", "--model", "-m", help=MODEL_HELP),
+    model: str = typer.Option("bundled", "--model", "-m", help=MODEL_HELP + " toy: character n-grams (source = target language only)."),
     out: str = typer.Option("prepare_mine", "--out", help="Directory for the crawl, the runs and prepare_mine.json / .md."),
     workdir: str = typer.Option(None, "--workdir", help="Cache of the runs (default OUT/work)."),
 ):
