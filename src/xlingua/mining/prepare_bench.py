@@ -17,6 +17,8 @@ Three runs of `xlingua mine` (ratio margin, k=4, mode max, no threshold) on:
 A mined pair is right when its two sentences are a gold pair (compared as text, spaces
 collapsed). Reported: precision, recall and F1 of all mined pairs, and at the F1-best score
 threshold (an oracle threshold, the same rule for every run, as BUCC's evaluation picks one).
+Also reported: each `prepare` stage's items per CPU second, and `prepare`'s CPU time per
+sentence against the encoder's on the split run's sentences (the share of embedding time).
 
   nice -n 19 xlingua bench prepare --pairs 200 --model bundled --out OUT
 
@@ -186,10 +188,39 @@ def run(src_lang="de", tgt_lang="en", noise_lang="fr", n_pairs=200, keep=0.8, se
                                            if k.startswith("embed")), 2),
             "wall_seconds": round(time.perf_counter() - t0, 1),
             "prepare": {side: {"dropped": p["dropped"], "kept": p["kept"],
+                               "stage_items": p["stage_items"],
+                               "stage_cpu_seconds": p["stage_cpu_seconds"],
                                "stage_items_per_s": p["stage_items_per_s"]}
                         for side, p in prep.items()},
         }
+    report["throughput"] = throughput(report)
     return report
+
+
+STAGES = (("read", "read (documents)"), ("split", "split (sentences out)"),
+          ("filters", "filters (sentences)"), ("lid", "language identification (sentences)"),
+          ("dedup_write", "dedup + write (sentences)"))
+
+
+def throughput(report: dict) -> dict:
+    """Items per CPU second of each `prepare` stage (both sides of the `prepare` run together),
+    `prepare` as a whole in sentences per CPU second, and the encoder's sentences per CPU second
+    where the `split` run embedded its sentences (the same sentences `prepare` starts from; None
+    when its embeddings came from the cache)."""
+    sides = report["prepare"]["prepare"].values()
+    items = {k: sum(s["stage_items"].get(k, 0) for s in sides) for k, _ in STAGES}
+    cpu = {k: sum(s["stage_cpu_seconds"].get(k, 0.0) for s in sides) for k, _ in STAGES}
+    stages = {k: round(items[k] / cpu[k], 1) if cpu[k] > 0 and items[k] else None for k, _ in STAGES}
+    sentences = items["split"]
+    total = sum(cpu.values())
+    prep_rate = sentences / total if total > 0 else None
+    split = report["split"]
+    embedded = split["sentences"]["src"] + split["sentences"]["tgt"]
+    embed_rate = embedded / split["embed_cpu_seconds"] if split["embed_cpu_seconds"] > 0.05 else None
+    return {"stage_items_per_s": stages, "stage_cpu_seconds": {k: round(v, 3) for k, v in cpu.items()},
+            "sentences": sentences, "prepare_sentences_per_s": round(prep_rate, 1) if prep_rate else None,
+            "embed_sentences_per_s": round(embed_rate, 1) if embed_rate else None,
+            "prepare_share_of_embedding": round(embed_rate / prep_rate, 4) if prep_rate and embed_rate else None}
 
 
 def markdown(report: dict) -> str:
@@ -201,4 +232,20 @@ def markdown(report: dict) -> str:
         rows.append(f"| {v} | {r['sentences']['src']:,} / {r['sentences']['tgt']:,} | {r['mined']:,} | "
                     f"{r['precision']:.3f} | {r['recall']:.3f} | {r['f1']:.3f} | "
                     f"{b.get('precision', 0):.3f} | {b.get('recall', 0):.3f} | {b['f1']:.3f} |")
-    return f"gold pairs: {report['gold_pairs']:,}\n\n" + "\n".join(rows)
+    t = report["throughput"]
+    stage_rows = ["| stage | items/s (CPU) | CPU s |", "|---|---:|---:|"]
+    for key, name in STAGES:
+        rate = t["stage_items_per_s"][key]
+        stage_rows.append(f"| {name} | {f'{rate:,.0f}' if rate else 'n/a'} | {t['stage_cpu_seconds'][key]:.2f} |")
+    prep = t["prepare_sentences_per_s"]
+    stage_rows.append(f"| all stages (sentences) | {f'{prep:,.0f}' if prep else 'n/a'} | "
+                      f"{sum(t['stage_cpu_seconds'].values()):.2f} |")
+    if t["embed_sentences_per_s"]:
+        share = (f"encoder ({report['settings']['model']}): {t['embed_sentences_per_s']:,.1f} sentences per CPU "
+                 f"second on the split run's sentences; prepare costs {t['prepare_share_of_embedding']:.1%} "
+                 f"of their embedding CPU time")
+    else:
+        share = "encoder: the split run's embeddings came from the cache (use a fresh --workdir to time it)"
+    return (f"gold pairs: {report['gold_pairs']:,}\n\n" + "\n".join(rows) +
+            f"\n\nprepare, both sides, {t['sentences']:,} sentences:\n\n" + "\n".join(stage_rows) +
+            f"\n\n{share}")
