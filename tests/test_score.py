@@ -159,3 +159,28 @@ def test_combined_spec_averages_the_encoders_cosines(tiny_model, tmp_path):
     singles = [score_texts(lambda t, lang, e=load_encoder(m): e.encode(t), a, b)["cosine"] for m in (tiny_model, other)]
     assert both.dim == 64
     np.testing.assert_allclose(got, (singles[0] + singles[1]) / 2, atol=1e-5)
+
+
+def test_cli_scores_with_a_trained_meaning_model(tmp_path, tiny_model):
+    from xlingua.encoders.loading import load_encoder
+    from xlingua.encoders.meaning import MeaningEncoder
+    from xlingua.meaning.trainer import TrainConfig, train_meaning
+
+    base = load_encoder(tiny_model)
+    words = ["the red cat", "a dog", "the house", "one tree", "blue sky", "my car"]
+    german = ["die rote katze", "der hund", "das haus", "ein baum", "blauer himmel", "mein auto"]
+    run_dir = tmp_path / "meaning"
+    train_meaning(base.encode(words * 4), base.encode(german * 4), ["de"] * 24, run_dir,
+                  config=TrainConfig(max_epochs=2, batch_size=8), base_name=base.name,
+                  base_fingerprint=base.fingerprint(), show_progress=False)
+    src, tgt = _files(tmp_path, words[:3], german[1:4])
+    out = tmp_path / "s.tsv"
+    spec = f"{tiny_model}+meaning:{run_dir}"
+    run = CliRunner().invoke(app, ["score", src, tgt, "-o", str(out), "--model", spec])
+    assert run.exit_code == 0, run.output
+    enc = MeaningEncoder(base, str(run_dir))
+    expected = (enc.encode(words[:3]) * enc.encode(german[1:4])).sum(1)
+    got = [float(r.split("\t")[0]) for r in out.read_text().splitlines()]
+    np.testing.assert_allclose(got, expected, atol=1e-5)
+    plain = (base.encode(words[:3]) * base.encode(german[1:4])).sum(1)
+    assert np.abs(np.array(got) - plain).max() > 1e-3  # the meaning MLP changed the scores

@@ -26,7 +26,7 @@ from xlingua.meaning.cli import meaning_app  # noqa: E402
 app.add_typer(meaning_app, name="meaning")
 app.add_typer(laser_app, name="laser")
 
-MODEL_HELP = "Encoder spec: bundled, bundled:torch, use, laser:PATH, laser-small, BASE+meaning:PATH, or a model dir / hub name."
+MODEL_HELP = "Encoder spec: bundled, bundled:torch, use, laser:PATH, laser-small, BASE+meaning:PATH, bundled+meaning (shipped), or a model dir / hub name."
 
 
 @app.command("embed")

@@ -18,6 +18,8 @@ Specs:
   A,B                several encoders as one: unit vectors side by side, so a dot product is the
                      mean of their cosines (e.g. bundled,use)
   BASE+meaning:PATH  meaning embeddings (Tiyajamorn et al. 2021) on top of encoder BASE
+  BASE+meaning       the meaning model shipped inside the package for BASE (e.g. bundled+meaning):
+                     reference-free QE out of the box
   PATH or NAME       any transformers / sentence-transformers model directory or hub name
 """
 from __future__ import annotations
@@ -37,6 +39,12 @@ def load_encoder(spec: str = DEFAULT_MODEL, **options) -> Encoder:
         from xlingua.encoders.meaning import MeaningEncoder
 
         return MeaningEncoder(load_encoder(base, **options), path)
+    if spec.endswith("+meaning"):
+        from xlingua.encoders.meaning import MeaningEncoder, packaged_dir
+
+        base = spec[: -len("+meaning")]
+        path = packaged_dir(base)  # before loading the base: a missing one fails at once
+        return MeaningEncoder(load_encoder(base, **options), str(path))
     if "," in spec:
         from xlingua.encoders.concat import ConcatEncoder
 

@@ -3,9 +3,14 @@
 PATH is a directory written by `xlingua meaning train` (or the model.pt file in it). The
 vectors are MLP_M(base vector), L2-normalized (Tiyajamorn et al. 2021). The base encoder is
 frozen, so its vectors go through the shared embedding cache (cache_base=False turns that off):
-evaluating several meaning models, or the base itself, embeds each text once."""
+evaluating several meaning models, or the base itself, embeds each text once.
+
+A meaning model shipped inside the package for a named base lives in
+`xlingua/models/meaning-<BASE>/` (model.pt and manifest.json, written by `xlingua meaning ship`)
+and loads as `load_encoder("BASE+meaning")`; its checksum is verified before it loads."""
 from __future__ import annotations
 
+import re
 import warnings
 from pathlib import Path
 from typing import Sequence
@@ -18,6 +23,19 @@ from xlingua.encoders.cache import CachedEncoder
 from xlingua.encoders.meaning_mlp import MeaningModel
 
 
+def packaged_dir(base: str) -> Path:
+    """The directory of the meaning model shipped inside the package for base spec `base`."""
+    from xlingua.laser.ship import packaged_dir as shipped
+
+    if not re.fullmatch(r"[A-Za-z0-9_.-]+", base):
+        raise ValueError(f"{base}+meaning: only a named base model has a meaning model shipped with xlingua; "
+                         f"for a trained one give {base}+meaning:PATH")
+    try:
+        return shipped(f"meaning-{base}", build=f"`xlingua meaning ship RUN_DIR --base {base}`")
+    except FileNotFoundError as e:
+        raise FileNotFoundError(f"{base}+meaning: {e}") from None
+
+
 class MeaningEncoder(Encoder):
     normalized = True
 
@@ -27,6 +45,9 @@ class MeaningEncoder(Encoder):
             file = file / "model.pt"
         if not file.exists():
             raise FileNotFoundError(f"no meaning model at {path} (expected a directory with model.pt, or the file)")
+        from xlingua.laser.ship import verify
+
+        self.manifest = verify(file.parent) if file.name == "model.pt" else None  # a shipped copy: checksums
         if cache_base and not isinstance(base_encoder, CachedEncoder):
             base_encoder = CachedEncoder(base_encoder)
         self.base = base_encoder

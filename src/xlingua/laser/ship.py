@@ -45,12 +45,12 @@ def models_root() -> Path:
     return Path(str(resources.files("xlingua"))) / "models"
 
 
-def packaged_dir(name: str) -> Path:
-    """The directory of an encoder shipped inside the package."""
+def packaged_dir(name: str, build: str = "`xlingua laser ship`") -> Path:
+    """The directory of a model shipped inside the package; `build` says how to make one."""
     path = models_root() / name
     if not (path / MANIFEST).exists():
         raise FileNotFoundError(f"{name} is not in this installation of xlingua (no {name}/{MANIFEST} in the "
-                                f"package); build it with `xlingua laser ship`")
+                                f"package); build it with {build}")
     return path
 
 

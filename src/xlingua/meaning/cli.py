@@ -68,5 +68,25 @@ def train(
                f"val loss {log['best_val_loss']:.4f}, {log['seconds']}s; wrote {out / 'model.pt'}")
 
 
+@meaning_app.command("ship")
+def ship_command(
+    source: Path = typer.Argument(..., help="Run directory (its model.pt, the chosen epoch) or DIR/model_epochN.pt."),
+    base: str = typer.Option("bundled", "--base", help="The base encoder spec the model was trained on; "
+                             "it loads as BASE+meaning."),
+    out: Path = typer.Option(None, "--out", "-o", help="New directory in the shipping format "
+                             "(default: inside the installed package, models/meaning-BASE)."),
+):
+    """Ship a chosen meaning model (the MLPs only) with its checksum, probe vectors and how it was
+    chosen (manifest.json), so that --model BASE+meaning works without a path."""
+    from xlingua.meaning.ship import default_out, ship
+
+    out = out or default_out(base)
+    manifest = ship(source, base, out)
+    size = sum((out / name).stat().st_size for name in manifest["files"])
+    src = manifest["source"]
+    typer.echo(f"wrote {out}: {manifest['dim']}-d on {base}, {size / 1e6:.1f} MB, epoch {src['epoch']} "
+               f"chosen on {src['select_on']}; load it as --model {base}+meaning")
+
+
 def _items(csv: str) -> list[str]:
     return [x.strip() for x in csv.split(",") if x.strip()]
