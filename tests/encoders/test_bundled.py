@@ -194,6 +194,18 @@ def test_round_trip_load_encoder_and_sentence_transformers(torch_encoder, conver
     assert (theirs * want[keep]).sum(1).min() >= 0.99999
 
 
+def test_e5_small_is_bundled_under_its_own_name(torch_encoder, converted):
+    from xlingua.encoders.loading import BUNDLED, load_encoder
+
+    e5 = load_encoder("e5-small:torch")
+    assert e5.path == converted and e5.name == "e5-small:torch" == torch_encoder.name
+    np.testing.assert_array_equal(e5.encode(SAMPLE[:4]), torch_encoder.encode(SAMPLE[:4]))
+    # `bundled` keeps its own name, so the vectors cached under its fingerprint stay valid
+    bundled_torch = load_encoder("bundled:torch")
+    assert BUNDLED == "e5-small" and bundled_torch.path == converted
+    assert bundled_torch.fingerprint() == e5.fingerprint().replace("e5-small:torch", "bundled:torch", 1)
+
+
 def test_stale_cache_is_rebuilt(tmp_path, monkeypatch):
     calls = []
 

@@ -11,9 +11,10 @@ from typer.testing import CliRunner
 from xlingua import load_encoder
 from xlingua.cli import app
 from xlingua.encoders.laser import LaserEncoder
-from xlingua.laser import ship as ship_mod
+from xlingua.encoders import manifest as manifest_mod
 from xlingua.laser.model import BiLSTMEncoder, LaserConfig
-from xlingua.laser.ship import CorruptModelError, check_probes, ship
+from xlingua.encoders.manifest import CorruptModelError, check_probes
+from xlingua.laser.ship import ship
 from xlingua.laser.vocab import train_vocab
 
 TEXTS = {"en": ["the cat sleeps on the sofa", "parliament adopted the budget", "one two three"] * 20,
@@ -71,7 +72,7 @@ def test_corrupted_copy_is_refused_with_a_clear_error(run_dir, tmp_path):
     trunc = tmp_path / "trunc"
     shutil.copytree(tmp_path / "shipped", trunc)
     (trunc / "spm.model").write_bytes((trunc / "spm.model").read_bytes()[:100])
-    with pytest.raises(CorruptModelError, match=r"trunc/spm.model is corrupted"):
+    with pytest.raises(CorruptModelError, match=r"trunc/spm.model is truncated or altered: 100 bytes"):
         LaserEncoder(str(trunc))
 
 
@@ -85,7 +86,7 @@ def test_ship_never_overwrites_and_leaves_nothing_half_written(run_dir, tmp_path
 
 
 def test_packaged_spec_loads_by_name_or_says_it_is_absent(run_dir, tmp_path, monkeypatch):
-    monkeypatch.setattr(ship_mod, "models_root", lambda: tmp_path / "models")
+    monkeypatch.setattr(manifest_mod, "models_root", lambda: tmp_path / "models")
     with pytest.raises(FileNotFoundError, match="laser-small is not in this installation"):
         load_encoder("laser-small")
     ship(run_dir, tmp_path / "models" / "laser-small")

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-import xlingua.laser.ship as laser_ship
+import xlingua.encoders.manifest as manifest_mod
 import xlingua.meaning.ship as meaning_ship
 from tests.meaning.test_meaning_data import HashEncoder
 from tests.meaning.test_meaning_dev import toy  # noqa: F401  (fixture)
@@ -14,7 +14,7 @@ from tests.meaning.test_meaning_trainer import ScriptedDev, _toy
 from xlingua.cli import app
 from xlingua.encoders import loading
 from xlingua.encoders.meaning import MeaningEncoder
-from xlingua.laser.ship import PROBES, CorruptModelError
+from xlingua.encoders.manifest import PROBES, CorruptModelError
 from xlingua.meaning.trainer import TrainConfig, train_meaning
 
 
@@ -28,7 +28,7 @@ def hash_base(monkeypatch):
 @pytest.fixture
 def models(tmp_path, monkeypatch):
     root = tmp_path / "models"
-    monkeypatch.setattr(laser_ship, "models_root", lambda: root)
+    monkeypatch.setattr(manifest_mod, "models_root", lambda: root)
     monkeypatch.setattr(meaning_ship, "models_root", lambda: root)
     return root
 

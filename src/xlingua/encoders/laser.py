@@ -3,7 +3,7 @@
 DIR holds encoder.pt and spm.model (`laser:DIR/encoder_step400.pt` loads a snapshot of DIR).
 Vectors are the max-pooled BiLSTM states, projected to the teacher's size for a distilled
 student (not normalized; use cosine). Inputs are never truncated: the LSTM reads any length.
-A shipped directory (with manifest.json, see xlingua.laser.ship) is checked against its
+A shipped directory (with manifest.json, see xlingua.encoders.manifest) is checked against its
 checksums before it loads; `load_encoder("laser-small")` loads the one shipped in the package."""
 from __future__ import annotations
 
@@ -14,9 +14,9 @@ import numpy as np
 import torch
 
 from xlingua.encoders.base import Encoder
+from xlingua.encoders.manifest import verify
 from xlingua.laser.data import pad_batch
 from xlingua.laser.model import BiLSTMEncoder, LaserConfig
-from xlingua.laser.ship import verify
 from xlingua.laser.vocab import load_vocab
 
 

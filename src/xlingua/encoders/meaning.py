@@ -25,7 +25,7 @@ from xlingua.encoders.meaning_mlp import MeaningModel
 
 def packaged_dir(base: str) -> Path:
     """The directory of the meaning model shipped inside the package for base spec `base`."""
-    from xlingua.laser.ship import packaged_dir as shipped
+    from xlingua.encoders.manifest import packaged_dir as shipped
 
     if not re.fullmatch(r"[A-Za-z0-9_.-]+", base):
         raise ValueError(f"{base}+meaning: only a named base model has a meaning model shipped with xlingua; "
@@ -45,7 +45,7 @@ class MeaningEncoder(Encoder):
             file = file / "model.pt"
         if not file.exists():
             raise FileNotFoundError(f"no meaning model at {path} (expected a directory with model.pt, or the file)")
-        from xlingua.laser.ship import verify
+        from xlingua.encoders.manifest import verify
 
         self.manifest = verify(file.parent) if file.name == "model.pt" else None  # a shipped copy: checksums
         if cache_base and not isinstance(base_encoder, CachedEncoder):

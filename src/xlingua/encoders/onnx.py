@@ -5,7 +5,8 @@ speed of bundled:bf16 (docs/results.md), so it is selectable but not the default
 `onnx` extra.
 
 The export is made once, beside the converted model (`<model dir>/onnx/model.onnx`), so it is
-rebuilt whenever the converted model is.
+rebuilt whenever the converted model is. The same holds for the models shipped on e5-small
+(`xlingua-small:onnx`): each exports its own cached directory.
 """
 from __future__ import annotations
 
@@ -61,7 +62,7 @@ class BundledOnnxEncoder(TokenBudgetMixin, BundledTorchEncoder):
         so.intra_op_num_threads = threads or torch.get_num_threads()
         so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         self.session = ort.InferenceSession(str(path), so, providers=["CPUExecutionProvider"])
-        self.name = self.name.replace("bundled:torch", "bundled:onnx")
+        self.name = self.name.replace(":torch", ":onnx", 1)
 
     def _states(self, batch: dict, layer: int | None) -> torch.Tensor:
         feeds = {k: batch[k].cpu().numpy() for k in ("input_ids", "attention_mask")}

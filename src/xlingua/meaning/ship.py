@@ -1,5 +1,5 @@
 """Shipping a chosen meaning model inside the package: the three MLPs only (model.pt, a few MB)
-and manifest.json in the format of xlingua.laser.ship (checksum, fingerprint, probe vectors,
+and manifest.json (xlingua.encoders.manifest: checksum, fingerprint, probe vectors,
 where it came from), written to `xlingua/models/meaning-<BASE>/` so that
 `load_encoder("BASE+meaning")` finds it. The manifest keeps the base it belongs to and the run's
 selection (the signal, the epoch and its dev figures), so the shipped model says how it was chosen.
@@ -12,7 +12,7 @@ import shutil
 from pathlib import Path
 
 from xlingua.io import atomic_dir, write_json
-from xlingua.laser.ship import FORMAT, MANIFEST, PROBES, models_root, sha256
+from xlingua.encoders.manifest import FORMAT, MANIFEST, PROBES, models_root, sha256
 
 
 def default_out(base: str) -> Path:

