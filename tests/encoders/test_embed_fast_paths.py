@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 import torch
 
+from tests.tiny_models import tiny_bert
 from xlingua.encoders.batching import TokenBudgetMixin, token_batches
 from xlingua.encoders.hf import TransformerEncoder
 
@@ -22,22 +23,10 @@ def test_token_batches_by_hand():
 
 @pytest.fixture(scope="module")
 def tiny_dir(tmp_path_factory):
-    from tokenizers import Tokenizer, models, pre_tokenizers, processors
-    from transformers import BertConfig, BertModel, PreTrainedTokenizerFast
-
     words = "the cat sat on a mat dog ran far away hello world big small red".split()
-    vocab = {w: i for i, w in enumerate(["[PAD]", "[UNK]", "[CLS]", "[SEP]", *words])}
-    tk = Tokenizer(models.WordLevel(vocab, unk_token="[UNK]"))
-    tk.pre_tokenizer = pre_tokenizers.Whitespace()
-    tk.post_processor = processors.TemplateProcessing(
-        single="[CLS] $A [SEP]", special_tokens=[("[CLS]", 2), ("[SEP]", 3)])
-    tok = PreTrainedTokenizerFast(tokenizer_object=tk, unk_token="[UNK]", pad_token="[PAD]",
-                                  cls_token="[CLS]", sep_token="[SEP]", model_max_length=16)
-    torch.manual_seed(0)
-    cfg = BertConfig(vocab_size=len(vocab), hidden_size=32, num_hidden_layers=2,
-                     num_attention_heads=2, intermediate_size=64, max_position_embeddings=16)
+    model, tok = tiny_bert(words, max_length=16)
     path = tmp_path_factory.mktemp("tiny_bert_budget")
-    BertModel(cfg, add_pooling_layer=False).save_pretrained(path)
+    model.save_pretrained(path)
     tok.save_pretrained(path)
     return path
 

@@ -13,6 +13,7 @@ import torch
 from typer.testing import CliRunner
 
 from xlingua import load_encoder
+from tests.tiny_models import tiny_bert
 from xlingua.cli import app
 from xlingua.encoders import loading, manifest as manifest_mod, overlay
 from xlingua.encoders.hf import TransformerEncoder
@@ -27,20 +28,7 @@ TEXTS = ["the cat sat on a mat", "dog", "", "hello world big red cat far away",
 
 
 def _tiny_bert(hidden: int = 32):
-    from tokenizers import Tokenizer, models, pre_tokenizers, processors
-    from transformers import BertConfig, BertModel, PreTrainedTokenizerFast
-
-    vocab = {w: i for i, w in enumerate(["[PAD]", "[UNK]", "[CLS]", "[SEP]", *WORDS])}
-    tk = Tokenizer(models.WordLevel(vocab, unk_token="[UNK]"))
-    tk.pre_tokenizer = pre_tokenizers.Whitespace()
-    tk.post_processor = processors.TemplateProcessing(
-        single="[CLS] $A [SEP]", special_tokens=[("[CLS]", 2), ("[SEP]", 3)])
-    tok = PreTrainedTokenizerFast(tokenizer_object=tk, unk_token="[UNK]", pad_token="[PAD]",
-                                  cls_token="[CLS]", sep_token="[SEP]", model_max_length=16)
-    torch.manual_seed(0)
-    cfg = BertConfig(vocab_size=len(vocab), hidden_size=hidden, num_hidden_layers=2,
-                     num_attention_heads=2, intermediate_size=64, max_position_embeddings=16)
-    return BertModel(cfg, add_pooling_layer=False), tok
+    return tiny_bert(WORDS, max_length=16, hidden=hidden)
 
 
 @pytest.fixture(scope="module")
