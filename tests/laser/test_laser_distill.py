@@ -10,7 +10,7 @@ from xlingua import load_encoder
 from xlingua.encoders.base import Encoder
 from xlingua.laser.distill import encode_pairs, pad_both, read_distill_pairs
 from xlingua.laser.trainer import LaserTrainConfig, train_laser
-from xlingua.laser.vocab import EOS, PAD
+from xlingua.encoders.laser_vocab import EOS, PAD
 
 WORDS = {"en": ["one", "two", "three", "red", "blue", "cat", "dog", "house"],
          "de": ["eins", "zwei", "drei", "rot", "blau", "Katze", "Hund", "Haus"],

@@ -4,8 +4,8 @@ import random
 import torch
 
 from xlingua.laser.data import Direction, Schedule, collate, token_batches
-from xlingua.laser.model import BiLSTMEncoder, LaserConfig, LaserModel, max_pool
-from xlingua.laser.vocab import BOS, EOS, PAD
+from xlingua.encoders.laser_model import BiLSTMEncoder, LaserConfig, LaserModel, max_pool
+from xlingua.encoders.laser_vocab import BOS, EOS, PAD
 
 
 def test_max_pool_ignores_padding_hand_case():

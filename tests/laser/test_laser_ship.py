@@ -10,12 +10,12 @@ from typer.testing import CliRunner
 
 from xlingua import load_encoder
 from xlingua.cli import app
-from xlingua.encoders.laser import LaserEncoder
 from xlingua.encoders import manifest as manifest_mod
-from xlingua.laser.model import BiLSTMEncoder, LaserConfig
+from xlingua.encoders.laser import LaserEncoder
+from xlingua.encoders.laser_model import BiLSTMEncoder, LaserConfig
+from xlingua.encoders.laser_vocab import train_vocab
 from xlingua.encoders.manifest import CorruptModelError, check_probes
 from xlingua.laser.ship import ship
-from xlingua.laser.vocab import train_vocab
 
 TEXTS = {"en": ["the cat sleeps on the sofa", "parliament adopted the budget", "one two three"] * 20,
          "de": ["die Katze schläft auf dem Sofa", "das Parlament nahm den Haushalt an", "eins zwei drei"] * 20}

@@ -10,7 +10,7 @@ import torch
 
 from tests.training.conftest import PAIRS, make_tiny_model_dir
 from xlingua.training.config import config_from_dict, load_config
-from xlingua.training.data import LanguageSampler, make_sampler
+from xlingua.data.examples import LanguageSampler, make_sampler
 from xlingua.training.model import SentenceModel
 from xlingua.training.trainer import Trainer
 

@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from xlingua.training.config import config_from_dict, load_config
-from xlingua.training.data import BatchSampler, load_examples, read_ordered_text, read_pairs
+from xlingua.data.examples import BatchSampler, load_examples, read_ordered_text, read_pairs
 from xlingua.training.model import SentenceModel
 from xlingua.training.trainer import Trainer
 

@@ -14,10 +14,9 @@ import numpy as np
 import torch
 
 from xlingua.encoders.base import Encoder
+from xlingua.encoders.laser_model import BiLSTMEncoder, LaserConfig, pad_batch
+from xlingua.encoders.laser_vocab import load_vocab
 from xlingua.encoders.manifest import verify
-from xlingua.laser.data import pad_batch
-from xlingua.laser.model import BiLSTMEncoder, LaserConfig
-from xlingua.laser.vocab import load_vocab
 
 
 class LaserEncoder(Encoder):

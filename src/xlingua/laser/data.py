@@ -16,7 +16,7 @@ import numpy as np
 import torch
 
 from xlingua.data.benchmarks import read_l10n
-from xlingua.laser.vocab import BOS, EOS, PAD
+from xlingua.encoders.laser_vocab import BOS, EOS, PAD
 
 
 def read_l10n_pairs(root: Path, lang: str, limit: int | None, seed: int = 0) -> tuple[list[str], list[str]]:
@@ -101,15 +101,6 @@ def collate(d: Direction, idx: list[int], tgt_lang_id: int):
         tout[r, :len(b) + 1] = torch.tensor(b + [EOS])
     lengths = torch.tensor([len(a) for a in src])
     return src_t, lengths, tin, tout, torch.full((len(idx),), tgt_lang_id, dtype=torch.long)
-
-
-def pad_batch(ids: list[list[int]]) -> tuple[torch.Tensor, torch.Tensor]:
-    """Padded (B, T) tokens and lengths for encoding; empty inputs become a single EOS."""
-    ids = [x if len(x) else [EOS] for x in ids]
-    out = torch.full((len(ids), max(map(len, ids))), PAD, dtype=torch.long)
-    for r, x in enumerate(ids):
-        out[r, :len(x)] = torch.tensor(x)
-    return out, torch.tensor([len(x) for x in ids])
 
 
 def summarize(directions: list[Direction]) -> list[dict]:

@@ -49,7 +49,7 @@ def read_distill_pairs(general: bool, general_langs, l10n_langs, l10n_pairs: int
     """(xx, English, lang) from the general corpus train split, l10n train (first `l10n_pairs`
     of each file), Multi30k train (de/fr/cs captions with their English) and stsb_multi_mt train;
     languages in `exclude_langs` are left out (to measure unseen languages)."""
-    from xlingua.training.data import load_examples
+    from xlingua.data.examples import load_examples
 
     specs = []
     if general:
@@ -119,7 +119,7 @@ def build_set(kept, teacher: str, teacher_encoder=None, cache_dir=None, show_pro
 def pad_both(xx: list[list[int]], en: list[list[int]]):
     """Both sides in one padded batch (one LSTM call per step): rows [0, n) are xx, [n, 2n)
     English; an empty side becomes a lone EOS (as in pad_batch)."""
-    from xlingua.laser.data import pad_batch
+    from xlingua.encoders.laser_model import pad_batch
 
     return pad_batch(list(xx) + list(en))
 

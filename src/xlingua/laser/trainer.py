@@ -27,8 +27,8 @@ from xlingua.data.benchmarks import read_multi30k_aligned
 from xlingua.data.text import InputError
 from xlingua.io import atomic_path, partial_name, save_torch, write_json
 from xlingua.laser.data import Direction, Schedule, collate, encode_direction, read_l10n_pairs, summarize
-from xlingua.laser.model import LaserConfig, LaserModel, LaserStudent
-from xlingua.laser.vocab import PAD, load_vocab, train_vocab
+from xlingua.encoders.laser_model import LaserConfig, LaserModel, LaserStudent
+from xlingua.encoders.laser_vocab import PAD, load_vocab, train_vocab
 
 
 OBJECTIVES = ("translation", "distill")
@@ -258,7 +258,7 @@ def train_laser(cfg: LaserTrainConfig, out_dir, *, l10n_root=None, data_dir=None
         data_log = {"data": summarize(directions)}
     else:
         from xlingua.objectives.distillation import DistillationLoss
-        from xlingua.training.data import LanguageSampler
+        from xlingua.data.examples import LanguageSampler
 
         sp, data, dropped, teacher_encoder = build_distill(cfg, out, data_dir, teacher_encoder, teacher_cache,
                                                            show_progress)

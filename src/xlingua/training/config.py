@@ -20,10 +20,10 @@ SAMPLINGS = ("cycle", "proportional")
 
 @dataclass
 class TaskConfig:
-    """One task: an objective on one dataset. `data` holds the reader spec (see training.data)
+    """One task: an objective on one dataset. `data` holds the reader spec (see data.examples)
     and `options` the objective's settings (e.g. scale, margin, hard_negatives). With
     `temperature` > 0 batches are drawn by temperature sampling over the examples' languages
-    (training.data.LanguageSampler), else in seeded epochs."""
+    (data.examples.LanguageSampler), else in seeded epochs."""
 
     name: str
     objective: str

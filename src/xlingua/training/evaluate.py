@@ -8,7 +8,7 @@ import numpy as np
 from xlingua.data.benchmarks import read_tatoeba
 from xlingua.similarity import retrieval_accuracy, score_matrix
 from xlingua.training.config import EvalConfig
-from xlingua.training.data import l10n_path, read_pairs
+from xlingua.data.examples import l10n_path, read_pairs
 
 
 def dev_accuracy(x: np.ndarray, y: np.ndarray, margin: str | None = None, k: int = 4) -> float:

@@ -1,10 +1,10 @@
-"""Build the training task a config entry names: its examples (training.data) fed to the
+"""Build the training task a config entry names: its examples (data.examples) fed to the
 objective registered under `objective:` (xlingua.objectives)."""
 from __future__ import annotations
 
 from xlingua.objectives import Task, task_class
 from xlingua.training.config import TaskConfig
-from xlingua.training.data import load_examples
+from xlingua.data.examples import load_examples
 
 
 def build_task(config: TaskConfig, dim: int, seed: int = 0) -> Task:

@@ -26,7 +26,7 @@ from xlingua.data.text import InputError
 from xlingua.io import atomic_open, save_torch, write_text
 from xlingua.objectives import distributed as ddp
 from xlingua.training.config import TrainConfig
-from xlingua.training.data import make_sampler
+from xlingua.data.examples import make_sampler
 from xlingua.training.evaluate import DevEvaluator
 from xlingua.training.model import SentenceModel
 from xlingua.training.tasks import build_task

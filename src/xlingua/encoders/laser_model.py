@@ -8,7 +8,7 @@ import torch
 from torch import nn
 from torch.nn.utils.rnn import pack_padded_sequence, pad_packed_sequence
 
-from xlingua.laser.vocab import PAD
+from xlingua.encoders.laser_vocab import EOS, PAD
 
 
 @dataclass
@@ -100,3 +100,12 @@ class LaserStudent(nn.Module):
 
     def forward(self, tokens: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
         return self.encoder(tokens, lengths)
+
+
+def pad_batch(ids: list[list[int]]) -> tuple[torch.Tensor, torch.Tensor]:
+    """Padded (B, T) tokens and lengths for encoding; empty inputs become a single EOS."""
+    ids = [x if len(x) else [EOS] for x in ids]
+    out = torch.full((len(ids), max(map(len, ids))), PAD, dtype=torch.long)
+    for r, x in enumerate(ids):
+        out[r, :len(x)] = torch.tensor(x)
+    return out, torch.tensor([len(x) for x in ids])
