@@ -1,0 +1,67 @@
+"""Imports run downward: data -> encoders / similarity / index -> objectives -> training,
+mining, evaluation (and the other jobs) -> the command line and the server. A module may import its own
+package and any lower layer, never a package of its own layer or above."""
+import ast
+from pathlib import Path
+
+import xlingua
+
+ROOT = Path(xlingua.__file__).parent
+LAYERS = [
+    {"data", "paths", "progress", "io"},
+    {"encoders", "similarity", "index"},
+    {"objectives"},
+    {"training", "mining", "evaluation", "laser", "meaning", "embed", "embed_bench", "score", "align", "demo"},
+    {"cli", "cli_errors", "serve"},  # the front ends: the command line and the HTTP server
+]
+
+
+def layer(parts: tuple[str, ...]) -> int:
+    if parts[0] in LAYERS[-1] or (len(parts) > 1 and parts[-1] == "cli"):
+        return len(LAYERS) - 1  # every package's cli.py is command line
+    for i, names in enumerate(LAYERS):
+        if parts[0] in names:
+            return i
+    raise AssertionError(f"xlingua.{'.'.join(parts)} is in no layer: add its package to LAYERS")
+
+
+def imports(path: Path, package: tuple[str, ...]):
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.level:
+            base = list(package[: len(package) - node.level + 1])
+            yield tuple(base + (node.module.split(".") if node.module else [node.names[0].name]))
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("xlingua."):
+            yield tuple(node.module.split(".")[1:])
+        elif isinstance(node, ast.ImportFrom) and node.module == "xlingua":
+            yield from ((a.name,) for a in node.names)
+        elif isinstance(node, ast.Import):
+            yield from (tuple(a.name.split(".")[1:]) for a in node.names if a.name.startswith("xlingua."))
+
+
+def upward_imports() -> list[str]:
+    bad = []
+    for path in sorted(ROOT.rglob("*.py")):
+        parts = path.relative_to(ROOT).with_suffix("").parts
+        package = parts[:-1] if parts[-1] != "__init__" else parts[:-1]
+        if parts == ("__init__",):
+            continue
+        mine = layer(parts)
+        for target in imports(path, package):
+            if not target or not ((ROOT / target[0]).is_dir() or (ROOT / f"{target[0]}.py").exists()):
+                continue
+            theirs = layer(target)
+            same_package = target[0] == parts[0]
+            if theirs > mine or (theirs == mine and not same_package and mine not in (0, len(LAYERS) - 1)):
+                bad.append(f"{'/'.join(parts)}.py imports xlingua.{'.'.join(target)}")
+    return bad
+
+
+def test_every_module_has_a_layer():
+    for path in ROOT.rglob("*.py"):
+        parts = path.relative_to(ROOT).with_suffix("").parts
+        if parts != ("__init__",):
+            layer(parts)
+
+
+def test_no_module_imports_its_own_layer_or_above():
+    assert upward_imports() == []
