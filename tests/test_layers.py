@@ -1,12 +1,14 @@
 """Imports run downward: data -> encoders / similarity / index -> objectives -> training,
 mining, evaluation (and the other jobs) -> the command line and the server. A module may import its own
-package and any lower layer, never a package of its own layer or above."""
+package and any lower layer, never a package of its own layer or above.
+
+`python -m tests.test_layers [SRC/xlingua]` lists the upward imports of any tree (e.g. an older
+checkout's) and counts them."""
 import ast
+import sys
 from pathlib import Path
 
-import xlingua
-
-ROOT = Path(xlingua.__file__).parent
+ROOT = Path(__file__).resolve().parents[1] / "src" / "xlingua"
 LAYERS = [
     {"data", "paths", "progress", "io"},
     {"encoders", "similarity", "index"},
@@ -38,16 +40,16 @@ def imports(path: Path, package: tuple[str, ...]):
             yield from (tuple(a.name.split(".")[1:]) for a in node.names if a.name.startswith("xlingua."))
 
 
-def upward_imports() -> list[str]:
+def upward_imports(root: Path = ROOT) -> list[str]:
     bad = []
-    for path in sorted(ROOT.rglob("*.py")):
-        parts = path.relative_to(ROOT).with_suffix("").parts
+    for path in sorted(root.rglob("*.py")):
+        parts = path.relative_to(root).with_suffix("").parts
         package = parts[:-1] if parts[-1] != "__init__" else parts[:-1]
         if parts == ("__init__",):
             continue
         mine = layer(parts)
         for target in imports(path, package):
-            if not target or not ((ROOT / target[0]).is_dir() or (ROOT / f"{target[0]}.py").exists()):
+            if not target or not ((root / target[0]).is_dir() or (root / f"{target[0]}.py").exists()):
                 continue
             theirs = layer(target)
             same_package = target[0] == parts[0]
@@ -65,3 +67,8 @@ def test_every_module_has_a_layer():
 
 def test_no_module_imports_its_own_layer_or_above():
     assert upward_imports() == []
+
+
+if __name__ == "__main__":
+    found = upward_imports(Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT)
+    print("\n".join(found + [f"{len(found)} upward imports"]))
