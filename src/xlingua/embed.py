@@ -31,7 +31,7 @@ from xlingua.encoders.base import Encoder
 from xlingua.encoders.store import FORMAT, INDEX, Store, StoreError, ids_name, index_record, shard_name
 from xlingua.io import (atomic_open, atomic_path, check_writable, open_memmap, partial_name,
                         remove_stale_partials, save_npy, write_json, write_text)
-from xlingua.mining.langs import normalize_lang
+from xlingua.data.langs import normalize_lang
 from xlingua.progress import progress_bar
 
 DTYPES = ("float32", "float16")

@@ -7,7 +7,7 @@ from mining_toy import toy_corpus, write_lines
 from xlingua.data.text import InputError
 from xlingua.mining import MineConfig, mine
 from xlingua.mining.cache import DiskFullError
-from xlingua.mining.langs import normalize_lang
+from xlingua.data.langs import normalize_lang
 from xlingua.mining.toy import CharNgramEncoder
 
 ENC = CharNgramEncoder(dim=128)

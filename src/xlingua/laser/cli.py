@@ -59,7 +59,7 @@ def train(
     from xlingua.io import check_writable
     from xlingua.laser.distill import L10N_LANGS, STSB_LANGS
     from xlingua.laser.trainer import LaserTrainConfig, train_laser
-    from xlingua.mining.langs import normalize_lang
+    from xlingua.data.langs import normalize_lang
 
     distill = objective == "distill"
     if langs is None:

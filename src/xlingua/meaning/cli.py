@@ -52,7 +52,7 @@ def train(
     --general); model.pt is the epoch --select-on chose. Then use --model BASE+meaning:OUT anywhere."""
     from xlingua.io import check_writable
     from xlingua.meaning.trainer import TrainConfig, train_from_corpus
-    from xlingua.mining.langs import normalize_lang
+    from xlingua.data.langs import normalize_lang
 
     check_writable(out, is_dir=True)
     for code in _items(langs) + _items(general_langs):

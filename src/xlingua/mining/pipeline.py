@@ -21,7 +21,7 @@ from xlingua.mining.corpus import ShardedCorpus, ShardStep, shard_config
 from xlingua.mining.embed import (ConcatConfig, ConcatStep, EmbedConfig, EmbedStep, ImportStep,
                                   import_config, resolve_encoder)
 from xlingua.mining.knn import IndexConfig, IndexStep, KnnConfig, KnnStep
-from xlingua.mining.langs import normalize_lang
+from xlingua.data.langs import normalize_lang
 from xlingua.mining.runner import Runner
 from xlingua.mining.score import ScoreConfig, ScoreStep
 from xlingua.mining.write import write_pairs

@@ -34,7 +34,7 @@ from xlingua.data.text import InputError, check_readable, read_lines
 from xlingua.io import atomic_open, file_fingerprint, remove_stale_partials
 from xlingua.mining.cache import Step, load_json, save_json
 from xlingua.mining.filters import RULES, FilterConfig, failed_rule
-from xlingua.mining.langs import normalize_lang
+from xlingua.data.langs import normalize_lang
 
 FORMATS = ("line", "blank", "tsv")
 
