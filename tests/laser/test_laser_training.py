@@ -71,7 +71,7 @@ def test_resume_equals_uninterrupted(tmp_path, toy_corpus):
 
 def test_resume_with_other_model_config_is_refused(tmp_path, toy_corpus):
     train_laser(_cfg(max_steps=2), tmp_path / "c", l10n_root=toy_corpus, show_progress=False)
-    with pytest.raises(ValueError, match="different config"):
+    with pytest.raises(ValueError, match=r"the settings differ from the run being resumed \(hidden: 16 -> 8\)"):
         train_laser(_cfg(max_steps=4, hidden=8), tmp_path / "c", l10n_root=toy_corpus, show_progress=False)
 
 
