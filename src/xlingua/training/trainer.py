@@ -23,7 +23,7 @@ import numpy as np
 import torch
 
 from xlingua.data.text import InputError
-from xlingua.io import atomic_open, save_torch, write_text
+from xlingua.io import atomic_open, disk_full, save_torch, write_text
 from xlingua.objectives import distributed as ddp
 from xlingua.training.config import TrainConfig
 from xlingua.data.examples import make_sampler
@@ -190,8 +190,11 @@ class Trainer:
     def log(self, record: dict) -> None:
         record["time"] = round(time.time(), 1)
         if ddp.rank() == 0:
-            with open(self.out / LOG, "a", encoding="utf-8") as f:
-                f.write(json.dumps(record) + "\n")
+            try:
+                with open(self.out / LOG, "a", encoding="utf-8") as f:
+                    f.write(json.dumps(record) + "\n")
+            except OSError as exc:  # a full disk names the log, like every other write
+                raise disk_full(exc, self.out / LOG) or exc
 
     def evaluate(self) -> dict[str, float] | None:
         if not self.evaluator:
@@ -210,8 +213,9 @@ class Trainer:
     def train(self, resume: bool = False, on_step: Callable[[int], None] | None = None,
               show_progress: bool = True, override=()) -> Path:
         cfg = self.config
-        if resume and not self.load_checkpoint(override) and ddp.rank() == 0:
-            print(f"no checkpoint in {self.out} to resume from: starting at step 0", file=sys.stderr)
+        if resume:
+            if not self.load_checkpoint(override) and ddp.rank() == 0:
+                print(f"no checkpoint in {self.out} to resume from: starting at step 0", file=sys.stderr)
         elif ddp.rank() == 0:
             (self.out / LOG).unlink(missing_ok=True)
         if self.step == 0:
