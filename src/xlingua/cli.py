@@ -79,11 +79,13 @@ def score_command(
     """Score given translation pairs (bitext filtering, reference-free QE): one row per pair."""
     from xlingua.data.text import count_pairs
     from xlingua.encoders.loading import load_encoder
+    from xlingua.io import check_writable
     from xlingua.score import ScoreConfig, score_files
 
     config = ScoreConfig(margin=margin, k=k, min_score=min_score, src_lang=src_lang,
                          tgt_lang=tgt_lang, errors=errors, max_chars=max_chars)
     n = count_pairs(inputs, errors=errors, max_chars=max_chars)  # before the model loads
+    check_writable(output)
     encoder = load_encoder(model)
     result = score_files(lambda texts, lang: encoder.encode(texts, lang=lang), inputs, output,
                          config, n=n)
@@ -108,7 +110,13 @@ def align_command(
     """Align the sentences of two ordered documents (1-1, 1-2, 2-1, 1-0, 0-1, as Vecalign)."""
     from xlingua.align import align_sentences, read_document, write_alignment
     from xlingua.encoders.loading import load_encoder
+    from xlingua.io import check_writable
+    from xlingua.data.langs import normalize_lang
 
+    for code in (lang_a, lang_b):
+        if code is not None:
+            normalize_lang(code)
+    check_writable(output)
     a = read_document(doc_a, not no_split, lang_a, errors, max_chars)  # before the model loads
     b = read_document(doc_b, not no_split, lang_b, errors, max_chars)
     encoder = load_encoder(model)

@@ -23,6 +23,7 @@ import numpy as np
 from xlingua.data.text import DEFAULT_MAX_CHARS, count_pairs, read_pairs
 from xlingua.encoders.base import Embed
 from xlingua.io import atomic_open
+from xlingua.data.langs import normalize_lang
 from xlingua.similarity import paired_cosine, pair_margin
 
 
@@ -43,6 +44,9 @@ class ScoreConfig:
             raise ValueError("k must be at least 1")
         if self.buffer_lines < 1:
             raise ValueError("buffer_lines must be at least 1")
+        for code in (self.src_lang, self.tgt_lang):
+            if code is not None:
+                normalize_lang(code)
 
 
 @dataclass

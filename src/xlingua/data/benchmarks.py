@@ -41,8 +41,16 @@ def read_lines(path: Path, encoding: str = "utf-8") -> list[str]:
     return [line.rstrip("\r") for line in (lines[:-1] if lines[-1] == "" else lines)]
 
 
-def read_tsv(path: Path, ncols: int, what: str, min_cols: int | None = None) -> list[list[str]]:
-    """Rows of a tab-separated file with exactly `ncols` columns (or at least `min_cols`)."""
+def _found(folder: Path, names: list[str], pattern: str) -> list[str]:
+    """`names` globbed in `folder`; none is an error (an empty set would score nothing)."""
+    if not names:
+        raise BenchmarkFormatError(f"{folder}: no {pattern} files")
+    return names
+
+
+def read_tsv(path: Path, ncols: int, what: str, min_cols: int | None = None, allow_empty: bool = True) -> list[list[str]]:
+    """Rows of a tab-separated file with exactly `ncols` columns (or at least `min_cols`); an
+    empty file is an error naming it unless `allow_empty`."""
     rows = []
     for lineno, line in enumerate(read_lines(path), 1):
         cols = line.split("\t")
@@ -52,6 +60,8 @@ def read_tsv(path: Path, ncols: int, what: str, min_cols: int | None = None) -> 
             raise BenchmarkFormatError(f"{path}:{lineno}: expected {need} tab-separated columns "
                                        f"({what}), got {len(cols)}: {line[:80]!r}")
         rows.append(cols)
+    if not rows and not allow_empty:
+        raise BenchmarkFormatError(f"{path}: no rows ({what}); the file is empty")
     return rows
 
 
@@ -106,7 +116,7 @@ STS17_KNOWN_EXTRA_INPUT = {"track6.tr-en": 250}
 
 def sts17_tracks(data_dir=None) -> list[str]:
     gold = require(_root(data_dir) / "sts17" / "STS2017.gs", "STS 2017 gold directory")
-    return sorted(p.name[len("STS.gs."):-len(".txt")] for p in gold.glob("STS.gs.*.txt"))
+    return _found(gold, sorted(p.name[len("STS.gs."):-len(".txt")] for p in gold.glob("STS.gs.*.txt")), "STS.gs.*.txt")
 
 
 def read_sts17(track: str, data_dir=None) -> ScoredPairs:
@@ -114,7 +124,7 @@ def read_sts17(track: str, data_dir=None) -> ScoredPairs:
     root = _root(data_dir) / "sts17"
     inp = require(root / "STS2017.eval.v1.1" / f"STS.input.{track}.txt", f"STS 2017 input of {track}")
     gs = require(root / "STS2017.gs" / f"STS.gs.{track}.txt", f"STS 2017 gold of {track}")
-    rows = read_tsv(inp, 2, "s1, s2")
+    rows = read_tsv(inp, 2, "s1, s2", allow_empty=False)
     gold = [parse_score(v, gs, i, 0, 5) for i, v in enumerate(read_lines(gs), 1)]
     note = ""
     if len(rows) != len(gold):
@@ -129,13 +139,13 @@ def read_sts17(track: str, data_dir=None) -> ScoredPairs:
 
 def sts17_extended_pairs(data_dir=None) -> list[str]:
     root = require(_root(data_dir) / "sts17_extended", "STS2017-extended directory")
-    return sorted(p.name[4:-4] for p in root.glob("STS.??-??.txt"))
+    return _found(root, sorted(p.name[4:-4] for p in root.glob("STS.??-??.txt")), "STS.xx-yy.txt")
 
 
 def read_sts17_extended(pair: str, data_dir=None) -> ScoredPairs:
     """STS2017-extended (multilingual SBERT): `s1<TAB>s2<TAB>score`, pair like 'en-de'."""
     path = require(_root(data_dir) / "sts17_extended" / f"STS.{pair}.txt", f"STS2017-extended {pair}")
-    rows = read_tsv(path, 3, "s1, s2, score")
+    rows = read_tsv(path, 3, "s1, s2, score", allow_empty=False)
     scores = [parse_score(r[2], path, i, 0, 5) for i, r in enumerate(rows, 1)]
     l1, l2 = pair.split("-")
     return ScoredPairs(f"sts17_extended.{pair}", [r[0] for r in rows], [r[1] for r in rows], scores, l1, l2)
@@ -144,14 +154,14 @@ def read_sts17_extended(pair: str, data_dir=None) -> ScoredPairs:
 def read_stsb(split: str = "test", data_dir=None) -> ScoredPairs:
     """STS Benchmark: genre, file, year, id, score, s1, s2[, source columns]."""
     path = require(_root(data_dir) / "stsb" / "stsbenchmark" / f"sts-{split}.csv", f"STS Benchmark {split}")
-    rows = read_tsv(path, 7, "genre, file, year, id, score, s1, s2", min_cols=7)
+    rows = read_tsv(path, 7, "genre, file, year, id, score, s1, s2", min_cols=7, allow_empty=False)
     scores = [parse_score(r[4], path, i, 0, 5) for i, r in enumerate(rows, 1)]
     return ScoredPairs(f"stsb.{split}", [r[5] for r in rows], [r[6] for r in rows], scores)
 
 
 def stsb_multi_mt_langs(data_dir=None) -> list[str]:
     root = require(_root(data_dir) / "stsb_multi_mt", "stsb_multi_mt directory")
-    return sorted(p.name.split("-")[1] for p in root.glob("stsb-*-dev.csv"))
+    return _found(root, sorted(p.name.split("-")[1] for p in root.glob("stsb-*-dev.csv")), "stsb-xx-dev.csv")
 
 
 def read_stsb_multi_mt(lang: str, split: str = "dev", data_dir=None) -> ScoredPairs:
@@ -290,11 +300,12 @@ def read_multi30k_aligned(langs: list[str], split: str = "train", data_dir=None)
     return out
 
 
-def read_l10n(lang: str, split: str = "dev", root=None) -> tuple[list[str], list[str]]:
-    """l10n `xx-en.{split}.tsv.gz`: `translation<TAB>english` -> (xx sentences, English)."""
+def read_l10n(lang: str, split: str = "dev", root=None, allow_empty: bool = True) -> tuple[list[str], list[str]]:
+    """l10n `xx-en.{split}.tsv.gz`: `translation<TAB>english` -> (xx sentences, English). Some
+    dev splits are empty (sw); training data must not be (`allow_empty=False`)."""
     root = Path(root) if root else corpora_dir() / "l10n"
     path = require(root / f"{lang}-en.{split}.tsv.gz", f"l10n {lang}-en {split} file")
-    rows = read_tsv(path, 2, "translation, english")
+    rows = read_tsv(path, 2, "translation, english", allow_empty=allow_empty)
     return [r[0] for r in rows], [r[1] for r in rows]
 
 

@@ -104,7 +104,10 @@ def load_examples(spec: dict, seed: int = 0) -> list[tuple]:
     elif kind == "stsb_multi_mt":
         out = stsb_examples(spec.pop("langs"), bool(spec.pop("cross", False)), seed)[:limit]
     elif kind == "tsv":
-        out = read_pairs(spec.pop("path"), limit)
+        path = spec.pop("path")
+        out = read_pairs(path, limit)
+        if not out:
+            raise InputError(f"{path}: no pairs; the file is empty")
     elif kind == "xnli":
         data = nli.read_xnli_langs(spec.pop("langs"), "dev", spec.pop("data_dir", None))
         out = [(p.premise, p.hypothesis, p.label) for pairs in data.values() for p in pairs[:limit]]

@@ -21,7 +21,7 @@ from xlingua.encoders.laser_vocab import BOS, EOS, PAD
 
 def read_l10n_pairs(root: Path, lang: str, limit: int | None, seed: int = 0) -> tuple[list[str], list[str]]:
     """(lang sentences, English sentences) from l10n `lang-en.train.tsv.gz`, a seeded sample."""
-    rows = list(zip(*read_l10n(lang, "train", root)))
+    rows = list(zip(*read_l10n(lang, "train", root, allow_empty=False)))
     if limit and limit < len(rows):
         rows = random.Random(f"{seed}-{lang}").sample(rows, limit)
     return [r[0] for r in rows], [r[1] for r in rows]

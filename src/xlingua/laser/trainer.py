@@ -25,7 +25,7 @@ import torch.nn.functional as F
 
 from xlingua.data.benchmarks import read_multi30k_aligned
 from xlingua.data.text import InputError
-from xlingua.io import atomic_path, partial_name, save_torch, write_json
+from xlingua.io import atomic_path, disk_full, partial_name, save_torch, write_json
 from xlingua.laser.data import Direction, Schedule, collate, encode_direction, read_l10n_pairs, summarize
 from xlingua.encoders.laser_model import LaserConfig, LaserModel, LaserStudent
 from xlingua.encoders.laser_vocab import PAD, load_vocab, train_vocab
@@ -140,7 +140,15 @@ def vocabulary(cfg: LaserTrainConfig, out: Path, texts: dict[str, list[str]]):
         # spm.model is published last: its presence means the vocabulary is done
         with atomic_path(spm_path) as model_tmp, atomic_path(out / "spm.vocab") as vocab_tmp:
             prefix = partial_name(out / "spm")
-            os.replace(train_vocab(texts, prefix, vocab_size=cfg.vocab_size, seed=cfg.seed), model_tmp)
+            model = train_vocab(texts, prefix, vocab_size=cfg.vocab_size, seed=cfg.seed)
+            try:  # SentencePiece does not report a failed write: check what it wrote
+                load_vocab(model)
+            except RuntimeError as exc:
+                for ext in (".model", ".vocab"):
+                    Path(f"{prefix}{ext}").unlink(missing_ok=True)
+                raise disk_full(OSError(None, str(exc)), spm_path) or InputError(
+                    f"{spm_path}: SentencePiece wrote no valid model ({exc})") from None
+            os.replace(model, model_tmp)
             os.replace(f"{prefix}.vocab", vocab_tmp)
     return load_vocab(spm_path)
 

@@ -39,7 +39,7 @@ def read_l10n(langs: list[str], pairs_per_lang: int, split: str = "train", seed:
     root = Path(root) if root else corpora_dir() / "l10n"
     src, tgt, out_langs = [], [], []
     for lang in langs:
-        rows = list(zip(*benchmarks.read_l10n(lang, split, root)))
+        rows = list(zip(*benchmarks.read_l10n(lang, split, root, allow_empty=split == "dev")))
         rng = random.Random(f"{seed}-{lang}")
         if pairs_per_lang < len(rows):
             rows = rng.sample(rows, pairs_per_lang)

@@ -31,7 +31,7 @@ import regex
 
 from xlingua.data.langid import lid_threshold
 from xlingua.data.text import InputError, check_readable, read_lines
-from xlingua.io import atomic_open, file_fingerprint, remove_stale_partials
+from xlingua.io import atomic_open, check_writable, file_fingerprint, remove_stale_partials
 from xlingua.mining.cache import Step, load_json, save_json
 from xlingua.mining.filters import RULES, FilterConfig, failed_rule
 from xlingua.data.langs import normalize_lang
@@ -269,6 +269,7 @@ def prepare(inputs, out_dir, config: PrepareConfig, workdir=None, ray: str | Non
     from xlingua.mining.runner import Runner
 
     config.validate()
+    check_writable(out_dir, is_dir=True)
     workdir = Path(workdir) if workdir else default_workdir()
     lang = config.lang
     t_start = time.perf_counter()
