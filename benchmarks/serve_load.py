@@ -11,7 +11,12 @@
    infinity-emb (`infinity_emb v2`) when it is installed and starts offline, else its exact
    error is recorded; sentence-transformers behind a minimal FastAPI endpoint.
 
-  nice -n 19 .venv/bin/python benchmarks/serve_load.py --model bundled:torch --clients 8 --seconds 30
+  nice -n 19 .venv/bin/python benchmarks/serve_load.py --model bundled:torch --clients 8 --seconds 30 \
+      --infinity-exe .venv-infinity/bin/infinity_emb
+
+infinity-emb's pins (numpy<2, sentence-transformers<4, ...) need a virtual environment of its
+own: `python3.11 -m venv .venv-infinity && .venv-infinity/bin/pip install torch==2.13.0
+'infinity-emb[server,torch]==0.0.78'` (docs/serving.md).
 
 Sentences: a fixed-seed sample of the l10n dev files (as `xlingua bench embed`), or --sentences FILE.
 """
