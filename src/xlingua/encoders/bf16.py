@@ -15,6 +15,7 @@ import torch
 from xlingua.encoders.batching import TokenBudgetMixin
 from xlingua.encoders.bundled import BundledTorchEncoder
 from xlingua.encoders.hf import TransformerEncoder
+from xlingua.encoders.registry import register_spec
 
 
 def native_bf16() -> bool:
@@ -53,3 +54,9 @@ class TransformerBF16Encoder(TokenBudgetMixin, _BF16States, TransformerEncoder):
         super().__init__(model, **options)
         self._to_bf16()
         self.name = f"bf16:{self.name}"
+
+
+@register_spec("bf16:PATH", "a model directory (e.g. one `xlingua train` wrote) in bfloat16, batched by token "
+               "budget (for CPUs with native bf16, like bundled:bf16)")
+def _bf16(path: str, **options) -> TransformerBF16Encoder:
+    return TransformerBF16Encoder(path, **options)

