@@ -196,7 +196,8 @@ def test_full_disk_is_one_line_and_leaves_nothing(tmp_path, tiny_model, full_dis
     extra = ["--shard-size", "600"] if shards else []
     proc = run_cli(["embed", src, "-o", out, "--model", tiny_model, *extra], preexec_fn=full_disk.preexec)
     assert proc.returncode == 2, proc.stderr
-    assert proc.stderr.strip().splitlines()[-1].startswith(f"error: no space left on device while writing {out}")
+    last = proc.stderr.strip().splitlines()[-1]
+    assert last.startswith(f"error: {out}") and "no space left on device while writing" in last, last
     leftovers = sorted(p.name for p in full_disk.path.rglob("*"))
     assert leftovers == (["job.json", "out"] if shards else []), leftovers
 

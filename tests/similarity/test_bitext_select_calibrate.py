@@ -90,4 +90,4 @@ def test_read_gold_names_the_bad_line(tmp_path):
     with pytest.raises(InputError, match=r"gold.tsv:3: expected src-id<TAB>tgt-id"):
         read_gold(p)
     p.write_text("a\tb\n\n c\td \n")
-    assert read_gold(p) == {("a", "b"), ("c", "d")}
+    assert read_gold(p) == [(1, "a", "b"), (3, "c", "d")]  # (line, src, tgt): checked against the corpora later

@@ -195,7 +195,7 @@ def test_bad_bytes_in_training_data_name_file_and_line(tmp_path):
         read_pairs(bad)
     yaml = tmp_path / "bad.yaml"
     yaml.write_bytes(b"model: m\noutput_dir: x # caf\xe9\n")
-    with pytest.raises(InputError, match=r"bad\.yaml:2: invalid UTF-8 at byte 17 of the line"):
+    with pytest.raises(InputError, match=r"bad\.yaml:2: invalid UTF-8 at byte 19 of the line"):
         load_config(yaml)
 
 
