@@ -10,7 +10,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1] / "src" / "xlingua"
 LAYERS = [
-    {"data", "paths", "progress", "io"},
+    {"data", "paths", "progress", "io", "registry"},
     {"encoders", "similarity", "index"},
     {"objectives"},
     {"training", "mining", "evaluation", "laser", "meaning", "embed", "embed_bench", "score", "align", "demo"},

@@ -14,13 +14,12 @@ spec means. Encoder files are imported when a spec is first looked up, not befor
 the CLI does not import torch."""
 from __future__ import annotations
 
-import importlib
-import pkgutil
 import re
 from dataclasses import dataclass
 from typing import Callable
 
 from xlingua.encoders.base import Encoder
+from xlingua.registry import declare, import_package
 
 _PATTERN = re.compile(r"^([A-Z]+)?([^A-Z]*)([A-Z]+)?$")
 _RANK = {"combine": 0, "suffix": 0, "name": 1, "prefix": 2, "fallback": 3}
@@ -62,8 +61,8 @@ def _kind(pattern: str) -> tuple[str, str]:
     return ("prefix" if right else "name"), literal
 
 
-def _origin(build: Callable) -> str:
-    f = getattr(build, "func", build)  # a functools.partial: the function it wraps
+def _origin(spec: Spec) -> str:
+    f = getattr(spec.build, "func", spec.build)  # a functools.partial: the function it wraps
     return f"{f.__module__}.{f.__qualname__}"
 
 
@@ -72,19 +71,13 @@ def register_spec(pattern: str, help: str):
     kind, literal = _kind(pattern)
 
     def add(build: Callable[..., Encoder]) -> Callable[..., Encoder]:
-        old = _SPECS.get(pattern)
-        if old is not None and _origin(old.build) != _origin(build):
-            raise ValueError(f"two encoders for spec {pattern!r}: {_origin(old.build)} and {_origin(build)}")
-        _SPECS[pattern] = Spec(pattern, kind, literal, build, help)
+        declare(_SPECS, pattern, Spec(pattern, kind, literal, build, help), "encoders for spec", _origin)
         return build
     return add
 
 
 def _load() -> None:
-    """Import every module of the encoders package once, so each declares its specs."""
-    package = importlib.import_module("xlingua.encoders")
-    for info in pkgutil.iter_modules(package.__path__):
-        importlib.import_module(f"xlingua.encoders.{info.name}")
+    import_package("xlingua.encoders")
 
 
 def specs() -> list[Spec]:

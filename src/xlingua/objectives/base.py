@@ -8,12 +8,12 @@ A task receives the model being trained as `model(texts, token_layer=None)` -> {
 are submodules of the task, so the optimizer and checkpoints include them."""
 from __future__ import annotations
 
-import importlib
-import pkgutil
 from pathlib import Path
 
 import torch
 from torch import nn
+
+from xlingua.registry import declare, import_package
 
 _TASKS: dict[str, type["Task"]] = {}
 
@@ -41,19 +41,14 @@ class Task(nn.Module):
 def register(name: str):
     """Class decorator: make a Task subclass the training task of objective `name`."""
     def add(cls: type[Task]) -> type[Task]:
-        if name in _TASKS and _TASKS[name].__qualname__ != cls.__qualname__:
-            raise ValueError(f"two objectives named {name!r}: {_TASKS[name].__name__} and {cls.__name__}")
+        declare(_TASKS, name, cls, "objectives named")
         cls.objective_name = name
-        _TASKS[name] = cls
         return cls
     return add
 
 
 def _load() -> None:
-    """Import every module of this package once, so each registers its objective."""
-    package = importlib.import_module("xlingua.objectives")
-    for info in pkgutil.iter_modules(package.__path__):
-        importlib.import_module(f"xlingua.objectives.{info.name}")
+    import_package("xlingua.objectives")
 
 
 def objective_names() -> tuple[str, ...]:
