@@ -29,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-from xlingua.data.text import InputError, read_lines, read_texts
+from xlingua.data.text import InputError, read_lines, read_texts, two_columns
 from xlingua.paths import corpora_dir
 
 
@@ -40,11 +40,7 @@ def read_pairs(path: str | Path, limit: int | None = None) -> list[tuple[str, st
         raise FileNotFoundError(f"pair file not found: {path}")
     out = []
     for line in read_lines(path, max_chars=None):
-        cols = line.text.split("\t")
-        if len(cols) != 2 or not cols[0].strip() or not cols[1].strip():
-            raise InputError(f"{path}:{line.number}: expected two non-empty tab-separated columns, "
-                             f"got {line.text[:80]!r}")
-        out.append((cols[0], cols[1]))
+        out.append(two_columns(line, "two non-empty tab-separated columns"))
         if limit and len(out) >= limit:
             break
     return out

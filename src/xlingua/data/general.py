@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from xlingua.data.benchmarks import BenchmarkFormatError, require
-from xlingua.data.text import read_lines
+from xlingua.data.text import read_lines, two_columns
 from xlingua.paths import corpora_dir
 
 SOURCES = ("ntrex", "newstest", "mlqe-pe", "flores-v1", "nllb-seed")
@@ -42,11 +42,8 @@ def read_file(path: Path, lang: str, source: str) -> list[Pair]:
     """One `xx-en.tsv.gz` file; a malformed line raises naming file:line."""
     out = []
     for line in read_lines(path, max_chars=None):
-        cols = line.text.split("\t")
-        if len(cols) != 2 or not cols[0].strip() or not cols[1].strip():
-            raise BenchmarkFormatError(f"{path}:{line.number}: expected `non_english<TAB>english`, "
-                                       f"got {line.text[:80]!r}")
-        out.append(Pair(lang, cols[0], cols[1], source))
+        text, english = two_columns(line, "`non_english<TAB>english`", BenchmarkFormatError)
+        out.append(Pair(lang, text, english, source))
     return out
 
 

@@ -213,6 +213,15 @@ def count_pairs(paths: list[str], errors: str = "strict", max_chars: int | None 
     return sum(1 for _ in read_pairs(paths, errors=errors, max_chars=max_chars))
 
 
+def two_columns(line: Line, expected: str, error: type[ValueError] = InputError) -> tuple[str, str]:
+    """The two tab-separated columns of `line`, both non-empty; otherwise `error` naming file:line
+    and what was `expected`."""
+    cols = line.text.split("\t")
+    if len(cols) != 2 or not cols[0].strip() or not cols[1].strip():
+        raise error(f"{line.path}:{line.number}: expected {expected}, got {line.text[:80]!r}")
+    return cols[0], cols[1]
+
+
 def read_gold(path) -> list[tuple[int, str, str]]:
     """Gold pairs `src-id<TAB>tgt-id`, one a line (ids, or 1-based line numbers when the
     corpora have no ids), as (line number in the gold file, src id, tgt id); blank lines skipped.
@@ -221,15 +230,13 @@ def read_gold(path) -> list[tuple[int, str, str]]:
     for line in read_lines(path, max_chars=None):
         if not line.text.strip():
             continue
-        parts = line.text.split("\t")
-        if len(parts) != 2 or not parts[0].strip() or not parts[1].strip():
-            raise InputError(f"{line.path}:{line.number}: expected src-id<TAB>tgt-id, got {line.text[:80]!r}")
-        pairs.append((line.number, parts[0].strip(), parts[1].strip()))
+        src, tgt = two_columns(line, "src-id<TAB>tgt-id")
+        pairs.append((line.number, src.strip(), tgt.strip()))
     if not pairs:
         raise InputError(f"{path}: no gold pairs")
     return pairs
 
 
 __all__ = ["DEFAULT_MAX_CHARS", "ERRORS", "ERRORS_HINT", "InputError", "Line", "check_readable", "count_lines",
-           "count_pairs", "open_binary", "read_gold", "read_lines", "read_pairs", "read_texts", "read_whole", "spool_stdin"]
+           "count_pairs", "open_binary", "read_gold", "read_lines", "read_pairs", "read_texts", "read_whole", "spool_stdin", "two_columns"]
 
