@@ -201,3 +201,10 @@ def test_benchmark_file_with_bad_utf8_names_file_and_line(toy):
     n = path.read_bytes().count(b"\n")
     with pytest.raises(ValueError, match=rf"STS\.en-de\.txt:{n}: invalid UTF-8 at byte 3 of the line$"):
         runner.run(enc, ["sts:sts17_extended"], data_dir=str(root), echo=lambda *_: None)
+
+
+def test_subset_option_is_all_or_comma_separated_names():
+    from xlingua.evaluation.base import Task
+
+    assert Task.subset({"subset": "all"}, ("a", "b", "c")) == ("a", "b", "c")
+    assert Task.subset({"subset": "b, c"}, ("a", "b", "c")) == ("b", "c")

@@ -89,6 +89,12 @@ class Task(ABC):
                              f"it takes {sorted(self.default_options) or 'none'}")
         return {**self.default_options, **ctx.options}
 
+    @staticmethod
+    def subset(opt: dict[str, Any], everything: tuple[str, ...]) -> tuple[str, ...]:
+        """The `subset` option: "all" is `everything`, else its comma-separated names."""
+        value = str(opt["subset"])
+        return everything if value == "all" else tuple(name.strip() for name in value.split(","))
+
 
 def mean(values) -> float:
     values = [v for v in values]

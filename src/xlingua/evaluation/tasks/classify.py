@@ -58,7 +58,7 @@ class Classify(Task):
 
     def evaluate(self, ctx: EvalContext) -> TaskResult:
         opt = self.options(ctx)
-        probes = PROBES if opt["subset"] == "all" else tuple(str(opt["subset"]).split(","))
+        probes = self.subset(opt, PROBES)
         seed = int(opt["seed"])
         res = TaskResult(self.name, config={**opt, "classifier": f"LogisticRegression, C in {C_GRID} by 5-fold GridSearchCV",
                                             "protocol": "10-fold CV for MR/CR/SUBJ/MPQA; TREC and SST2 train/test"})

@@ -30,7 +30,7 @@ class QualityEstimation(Task):
 
     def evaluate(self, ctx: EvalContext) -> TaskResult:
         opt = self.options(ctx)
-        pairs = MLQE_PAIRS if opt["subset"] == "all" else tuple(str(opt["subset"]).split(","))
+        pairs = self.subset(opt, MLQE_PAIRS)
         split, scorer = str(opt["split"]), str(opt["scorer"])
         if split not in ("test20", "dev"):
             raise ValueError(f"qe split must be test20 or dev (train is for the regressor), got {split!r}")

@@ -50,7 +50,7 @@ class Retrieval(Task):
 
     def evaluate(self, ctx: EvalContext) -> TaskResult:
         opt = self.options(ctx)
-        sets = ("l10n", "multi30k") if opt["subset"] == "all" else tuple(str(opt["subset"]).split(","))
+        sets = self.subset(opt, ("l10n", "multi30k"))
         res = TaskResult(self.name, config={**opt, "similarity": "cosine"})
         for name in sets:
             if name == "l10n":

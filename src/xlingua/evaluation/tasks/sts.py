@@ -44,7 +44,7 @@ class STS(Task):
 
     def evaluate(self, ctx: EvalContext) -> TaskResult:
         opt = self.options(ctx)
-        groups = GROUPS if opt["subset"] == "all" else tuple(g.strip() for g in str(opt["subset"]).split(","))
+        groups = self.subset(opt, GROUPS)
         scorer, alpha, layer = str(opt["scorer"]), float(opt["alpha"]), layer_option(opt["layer"])
         config = {"sets": list(groups), "similarity": scorer}
         if "inbatch" in scorer:

@@ -37,7 +37,7 @@ class XNLI(Task):
 
     def evaluate(self, ctx: EvalContext) -> TaskResult:
         opt = self.options(ctx)
-        langs = XNLI_LANGS if opt["subset"] == "all" else tuple(str(opt["subset"]).split(","))
+        langs = self.subset(opt, XNLI_LANGS)
         res = TaskResult(self.name, config={**opt, "train": "XNLI en dev (2,490 pairs)",
                                             "classifier": f"sklearn MLPClassifier, 1 hidden layer of {opt['hidden']}, "
                                                           "adam, early stopping on 10% of the training pairs"})
