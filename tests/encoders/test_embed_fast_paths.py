@@ -95,3 +95,13 @@ def test_bf16_cosine_to_fp32_reference():
     got = fast.encode(SAMPLE)
     cos = (got * ref).sum(axis=1)
     assert got.dtype == np.float32 and cos.min() >= 0.999, cos
+
+
+def test_padding_batches_by_hand():
+    from xlingua.encoders.batching import padding_batches
+
+    # sorted: 2 2 3 | 10 10 | 40 costs 3*3+5 + 2*10+5 + 40+5 = 84; one batch would cost 6*40+5
+    lengths = [10, 2, 40, 3, 10, 2]
+    assert padding_batches(lengths, call_cost=5) == [[1, 5, 3], [0, 4], [2]]
+    assert padding_batches(lengths, call_cost=1000) == [[1, 5, 3, 0, 4, 2]]
+    assert padding_batches([7, 7], call_cost=0) == [[0, 1]] and padding_batches([], 5) == []

@@ -52,3 +52,35 @@ class TokenBudgetMixin:
         lengths = [len(ids) + specials for ids in self.tok.content_ids(texts)]
         batches = token_batches(lengths, self.window + specials, self.token_budget)
         return self._encode_batches(texts, batches, lang, show_progress)
+
+
+def padding_batches(lengths: Sequence[int], call_cost: int) -> list[list[int]]:
+    """Indices cut into length-sorted batches that minimise padded tokens plus `call_cost`
+    (a model call's fixed cost, in tokens) per batch: optimal over cuts of the sorted order,
+    by dynamic programming over the distinct lengths (equal lengths never gain from a cut).
+    For a few requests of mixed sizes, where one batch would pad every text to the longest."""
+    order = sorted(range(len(lengths)), key=lambda i: lengths[i])
+    values = sorted(set(lengths))
+    if len(values) <= 1:
+        return [order] if order else []
+    count = {v: 0 for v in values}
+    for n in lengths:
+        count[n] += 1
+    best = [0] + [None] * len(values)  # best[b]: cost of the first b distinct lengths
+    start = [0] * (len(values) + 1)
+    for b in range(1, len(values) + 1):
+        rows = 0
+        for a in range(b, 0, -1):  # last batch holds distinct lengths a-1 .. b-1
+            rows += count[values[a - 1]]
+            cost = best[a - 1] + rows * values[b - 1] + call_cost
+            if best[b] is None or cost < best[b]:
+                best[b], start[b] = cost, a - 1
+    sizes, b = [], len(values)
+    while b:
+        sizes.append(sum(count[v] for v in values[start[b] : b]))
+        b = start[b]
+    batches, pos = [], 0
+    for size in reversed(sizes):
+        batches.append(order[pos : pos + size])
+        pos += size
+    return batches

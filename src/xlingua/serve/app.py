@@ -199,8 +199,9 @@ def create_app(encoder: Encoder, config: ServeConfig) -> FastAPI:
         data = [{"object": "embedding", "index": i,
                  "embedding": _b64(v) if body.encoding_format == "base64" else v.tolist()}
                 for i, v in enumerate(vecs)]
-        return {"object": "list", "data": data, "model": config.model_name,
-                "usage": {"prompt_tokens": result.tokens, "total_tokens": result.tokens}}
+        # A JSONResponse as is: FastAPI's jsonable_encoder would walk every float first.
+        return JSONResponse({"object": "list", "data": data, "model": config.model_name,
+                             "usage": {"prompt_tokens": result.tokens, "total_tokens": result.tokens}})
 
     @app.get("/v1/models", dependencies=auth)
     async def models():
@@ -217,7 +218,7 @@ def create_app(encoder: Encoder, config: ServeConfig) -> FastAPI:
         vecs = (await embed(request, items)).vectors
         if body.normalize:
             vecs = vecs / np.maximum(np.linalg.norm(vecs, axis=1, keepdims=True), 1e-12)
-        return vecs.tolist()
+        return JSONResponse(vecs.tolist())
 
     @app.post("/similarity", dependencies=auth)
     async def tei_similarity(body: SimilarityRequest, request: Request):
