@@ -338,7 +338,11 @@ def prepare(inputs, out_dir, config: PrepareConfig, workdir=None, ray: str | Non
                               if v > 0 and stage_n[k]},
         "total_seconds": round(time.perf_counter() - t_start, 3),
     }
-    save_json(summary_file, summary)
+    try:
+        save_json(summary_file, summary)
+    except BaseException:
+        out_path.unlink(missing_ok=True)  # sentences without their summary are not a finished run
+        raise
     return summary
 
 
