@@ -200,8 +200,23 @@ def save_npz(path, **arrays) -> None:
 def save_torch(path, obj) -> None:
     import torch
 
-    with atomic_open(path, "wb") as f:
-        torch.save(obj, f)
+    try:
+        with atomic_open(path, "wb") as f:
+            torch.save(obj, f)
+    except RuntimeError as exc:
+        # torch's zip writer turns a failed write into a RuntimeError without errno
+        if _no_room(path) or _file_size_limited():
+            raise DiskFullError(errno.ENOSPC, f"no space left on device while writing {path}; "
+                                "nothing was written there (free space and rerun)") from exc
+        raise
+
+
+def _file_size_limited() -> bool:
+    """True when this process runs under a file-size limit (RLIMIT_FSIZE), the other way a
+    write runs out of room."""
+    import resource
+
+    return resource.getrlimit(resource.RLIMIT_FSIZE)[0] != resource.RLIM_INFINITY
 
 
 def reserve(path: str | os.PathLike, nbytes: int) -> None:
