@@ -115,3 +115,28 @@ def test_check_writable(tmp_path):
 
 def test_disk_full_error_is_an_oserror():
     assert issubclass(DiskFullError, OSError)
+
+
+def test_save_torch_reads_torchs_failed_write_as_a_full_disk(tmp_path, monkeypatch):
+    """torch's zip writer reports a failed write as a RuntimeError without errno: under a
+    file-size limit (or with no room) it is the usual full-disk error, partial removed;
+    otherwise the RuntimeError stays what it is."""
+    import torch
+
+    from xlingua import io
+
+    def failing_save(obj, f):
+        f.write(b"PK")
+        raise RuntimeError("[enforce fail at inline_container.cc:672] . unexpected pos 64 vs 0")
+
+    monkeypatch.setattr(torch, "save", failing_save)
+    target = tmp_path / "checkpoint.pt"
+    monkeypatch.setattr(io, "_file_size_limited", lambda: True)
+    with pytest.raises(io.DiskFullError, match=r"no space left on device while writing .*checkpoint\.pt") as err:
+        io.save_torch(target, {"a": 1})
+    assert err.value.filename == str(target)
+    assert list(tmp_path.iterdir()) == []
+    monkeypatch.setattr(io, "_file_size_limited", lambda: False)
+    with pytest.raises(RuntimeError, match="unexpected pos"):
+        io.save_torch(target, {"a": 1})
+    assert list(tmp_path.iterdir()) == []

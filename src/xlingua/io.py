@@ -206,8 +206,7 @@ def save_torch(path, obj) -> None:
     except RuntimeError as exc:
         # torch's zip writer turns a failed write into a RuntimeError without errno
         if _no_room(path) or _file_size_limited():
-            raise DiskFullError(errno.ENOSPC, f"no space left on device while writing {path}; "
-                                "nothing was written there (free space and rerun)") from exc
+            raise disk_full(OSError(errno.ENOSPC, str(exc)), path) from exc
         raise
 
 
