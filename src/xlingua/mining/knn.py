@@ -64,17 +64,21 @@ class IndexStep(Step):
         return self.finish(meta)
 
 
-def _sample(load, sizes, n: int) -> np.ndarray:
-    """Evenly spaced rows across all shards (deterministic)."""
+def _spread(sizes, n: int) -> list[tuple[int, np.ndarray]]:
+    """n evenly spaced rows across all shards (deterministic), as (shard, its local rows)."""
     total = int(sum(sizes))
     rows = np.unique(np.linspace(0, total - 1, num=min(n, total)).astype(np.int64))
     starts = np.concatenate([[0], np.cumsum(sizes)])
-    parts = []
+    spread = []
     for s in range(len(sizes)):
         local = rows[(rows >= starts[s]) & (rows < starts[s + 1])] - starts[s]
         if len(local):
-            parts.append(load(s)[local])
-    return np.concatenate(parts)
+            spread.append((s, local))
+    return spread
+
+
+def _sample(load, sizes, n: int) -> np.ndarray:
+    return np.concatenate([load(s)[local] for s, local in _spread(sizes, n)])
 
 
 _INDEX_CACHE: dict = {}
@@ -150,16 +154,10 @@ class KnnStep(Step):
     def _measure_recall(self) -> dict:
         """Exact vs approximate top-k on evenly spaced queries."""
         cfg = self.config
-        rows = np.unique(np.linspace(0, sum(cfg.query_sizes) - 1,
-                                     num=min(RECALL_QUERIES, sum(cfg.query_sizes))).astype(np.int64))
-        starts = np.concatenate([[0], np.cumsum(cfg.query_sizes)])
-        queries, approx = [], []
-        for s in range(len(cfg.query_sizes)):
-            local = rows[(rows >= starts[s]) & (rows < starts[s + 1])] - starts[s]
-            if len(local):
-                queries.append(shard_loader(cfg.query_dir)(s)[local])
-                approx.append(self.load(s)[1][local])
-        queries, approx = np.concatenate(queries), np.concatenate(approx)
+        spread = _spread(cfg.query_sizes, RECALL_QUERIES)
+        load_queries = shard_loader(cfg.query_dir)
+        queries = np.concatenate([load_queries(s)[local] for s, local in spread])
+        approx = np.concatenate([self.load(s)[1][local] for s, local in spread])
         _, exact = exact_knn_streamed(queries, shard_loader(cfg.db_dir), len(cfg.db_sizes),
                                       approx.shape[1])
         return recall(approx, exact)
