@@ -200,10 +200,11 @@ def test_e5_small_is_bundled_under_its_own_name(torch_encoder, converted):
     e5 = load_encoder("e5-small:torch")
     assert e5.path == converted and e5.name == "e5-small:torch" == torch_encoder.name
     np.testing.assert_array_equal(e5.encode(SAMPLE[:4]), torch_encoder.encode(SAMPLE[:4]))
-    # `bundled` keeps its own name, so the vectors cached under its fingerprint stay valid
+    # `bundled` keeps its own name but is fingerprinted as the model it names: one cache for both
     bundled_torch = load_encoder("bundled:torch")
-    assert BUNDLED == "e5-small" and bundled_torch.path == converted
-    assert bundled_torch.fingerprint() == e5.fingerprint().replace("e5-small:torch", "bundled:torch", 1)
+    assert BUNDLED == "e5-small" and bundled_torch.path == converted and bundled_torch.name == "bundled:torch"
+    assert bundled_torch.fingerprint() == e5.fingerprint() and e5.fingerprint().startswith("e5-small:torch|")
+    assert load_encoder("bundled:bf16").fingerprint() == load_encoder("e5-small:bf16").fingerprint()
 
 
 def test_stale_cache_is_rebuilt(tmp_path, monkeypatch):

@@ -88,7 +88,7 @@ def test_student_moves_towards_teacher(tmp_path, toy_shared):
     # The teacher saw each distinct English sentence once; the second run read them from the cache.
     english = {e for lang in ("de", "fr") for _, e in toy_lines(lang, 150, ["de", "fr"].index(lang))}
     assert log["data"]["english_sentences"] == len(english) and teacher.calls == len(english)
-    assert log["teacher"] == {"spec": "bundled", "dim": 12, "fingerprint": "toy-teacher-v1"}
+    assert log["teacher"] == {"spec": "e5-small", "dim": 12, "fingerprint": "toy-teacher-v1"}
     # 2 x 6 BiLSTM states = the teacher's 12 dims: no projection
     assert load_encoder(f"laser:{out}").config.proj_dim == 0
 

@@ -182,12 +182,15 @@ class BundledTorchEncoder(TransformerEncoder):
         if prefix not in PREFIXES:
             raise ValueError(f"prefix must be one of {tuple(PREFIXES)}, got {prefix!r}")
         super().__init__(model_dir(model), prefix=PREFIXES[prefix], **options)
-        name = f"{alias or model}:torch"
+        self.model_name, self.alias = model, alias or model
+        name = f"{self.alias}:torch"
         self.name = name if prefix == "query" else f"{name}/{prefix}"
 
     def fingerprint(self) -> str:
+        # Named by the model, not the spec it was called by: `bundled` and the model it names give
+        # the same vectors, so they share cached vectors (a distillation teacher's above all).
         source = json.loads((self.path / XLINGUA_FILE).read_text())["source"]
-        return fingerprint_of(self.name, self, source)
+        return fingerprint_of(self.model_name + self.name[len(self.alias):], self, source)
 
 
 # The specs of e5-small and the models shipped on it: MODEL or MODEL:PATH, PATH one of

@@ -33,8 +33,8 @@ def train(
     stsb_langs: str = typer.Option(None, help="distill: stsb_multi_mt train languages aligned with its English "
                                    "(default de,es,fr,it,ja,nl,pl,pt,ru,zh; '' = none)."),
     exclude_langs: str = typer.Option("", help="distill: languages left out of every corpus (to measure unseen ones)."),
-    teacher: str = typer.Option("bundled", help="distill: teacher encoder spec; its vectors of the English side "
-                                "come from the shared embedding cache."),
+    teacher: str = typer.Option("e5-small", help="distill: teacher encoder spec; its vectors of the English side "
+                                "come from the embedding cache the own-model recipe fills with the same teacher."),
     metric: str = typer.Option("mse", help="distill: mse (2 - 2 cos of unit vectors) | cosine (1 - cos)."),
     batch_size: int = typer.Option(128, help="distill: pairs per step."),
     temperature: float = typer.Option(3.3, help="distill: language sampling p ~ n^(1/T)."),

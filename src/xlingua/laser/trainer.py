@@ -59,7 +59,7 @@ class LaserTrainConfig:
     snapshot_every: int = 0  # also keep encoder_step{N}.pt every N steps (0 = never), to compare runs at equal steps
     seed: int = 0
     # distill only (`langs` are then the l10n languages, `l10n_pairs` the first N of each file)
-    teacher: str = "bundled"
+    teacher: str = "e5-small"  # the own-model recipe's teacher too: one cache of English vectors
     metric: str = "mse"  # objectives.distillation: mse (2 - 2 cos) or cosine (1 - cos)
     english_weight: float = 1.0  # weight of student(en) -> teacher(en) beside student(xx) -> teacher(en)
     batch_size: int = 128  # pairs per step (both sides: 2 x batch_size sentences)
