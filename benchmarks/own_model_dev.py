@@ -1,0 +1,142 @@
+"""Dev-only studies of the own-model recipe: what each task contributes, and how far to mix the
+trained weights with the start model's. Only dev data is read: the recipe's dev retrieval sets,
+stsb_multi_mt dev (Spearman, per language) and WMT20 QE dev (Pearson).
+
+    # each variant (a subset of the recipe's tasks) trained for the same number of steps
+    .venv/bin/python benchmarks/own_model_dev.py ablation configs/train_own_model.yaml \
+        --steps 240 --out runs/own_model_ablation
+    # WiSE-FT mixes start + alpha * (trained - start), alpha chosen on dev
+    .venv/bin/python benchmarks/own_model_dev.py mix configs/train_own_model.yaml \
+        runs/train/own_model/best --alphas 0.25,0.5,0.75,1 --out runs/own_model_mix
+
+`mix` chooses the largest alpha whose dev figures all hold the start model's level, the gate of
+the evaluation table mirrored on dev: retrieval mean, stsb_multi_mt dev mean and QE dev not
+below the start's, and no stsb_multi_mt dev language more than 2 points below it. It writes
+OUT/alpha{A} for every alpha and OUT/dev.json; `xlingua ship OUT/alpha{A}` ships the choice.
+Runs, mixes and scores already in OUT are reused, so an interrupted study continues.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import numpy as np
+
+from xlingua.encoders import load_encoder
+from xlingua.encoders.bundled import model_dir
+from xlingua.evaluation import runner
+from xlingua.io import write_json
+from xlingua.training.config import load_config
+from xlingua.training.evaluate import DevEvaluator, dev_accuracy
+from xlingua.training.mix import mix_weights
+from xlingua.training.trainer import train
+
+VARIANTS = ("distill", "rank", "distill+rank", "distill+rank+sts")
+KEYS = ("retrieval_mean", "stsb_multi_mt_dev", "qe_dev")
+STS_LANG_DROP = 2.0  # points, as the evaluation gate's per-language Tatoeba rule
+
+
+def dev_scores(spec: str, config, limit: int) -> dict:
+    """Dev retrieval (the recipe's eval sets), stsb_multi_mt dev and QE dev of one model."""
+    enc = load_encoder(spec)
+    scores = {}
+    for name, pairs in DevEvaluator(config.eval).sets.items():
+        x = enc.encode([p[0] for p in pairs])
+        y = enc.encode([p[1] for p in pairs])
+        scores[name] = dev_accuracy(np.asarray(x), np.asarray(y))
+    scores["retrieval_mean"] = float(np.mean(list(scores.values())))
+    res = runner.run(enc, ["sts:stsb_multi_mt", "qe"], limit=limit, options=["qe.split=dev"],
+                     show_progress=False, echo=lambda *_: None)
+    sts = res["tasks"]["sts:stsb_multi_mt"]
+    scores["stsb_multi_mt_dev"] = sts["summary"]["stsb_multi_mt spearman"]
+    for name, row in sts["rows"].items():
+        scores[f"sts_{name.split('.')[-1]}"] = row["spearman"]
+    scores["qe_dev"] = res["tasks"]["qe"]["summary"]["pearson"]
+    return scores
+
+
+def holds_start(row: dict, start: dict) -> bool:
+    langs = [k for k in start if k.startswith("sts_")]
+    return (all(row[k] >= start[k] for k in KEYS)
+            and all(row[k] >= start[k] - STS_LANG_DROP for k in langs))
+
+
+def _table(path: Path) -> dict:
+    return json.loads(path.read_text()) if path.exists() else {}
+
+
+def _print(table: dict) -> None:
+    print("| model | " + " | ".join(KEYS) + " | worst stsb_multi_mt dev language vs start |")
+    print("|---|" + "---:|" * (len(KEYS) + 1))
+    start = table["start"]
+    for name, row in table.items():
+        worst = min((row[k] - start[k], k[4:]) for k in start if k.startswith("sts_"))
+        print(f"| {name} | " + " | ".join(f"{row[k]:.3f}" for k in KEYS) + f" | {worst[0]:+.1f} ({worst[1]}) |")
+
+
+def ablation(args, table_path: Path, table: dict) -> None:
+    out = Path(args.out)
+    for variant in args.variants.split(","):
+        if variant in table and table[variant]["steps"] == args.steps:
+            continue
+        tasks = variant.split("+")
+        overrides = {"output_dir": str(out / variant), "max_steps": args.steps,
+                     "warmup_steps": max(1, args.steps // 10), "eval_every": 0, "checkpoint_every": 40}
+        cfg = load_config(args.config, overrides)
+        unknown = set(tasks) - {t.name for t in cfg.tasks}
+        if unknown:
+            raise SystemExit(f"{args.config}: no task(s) {sorted(unknown)}; it has {[t.name for t in cfg.tasks]}")
+        cfg.tasks = [t for t in cfg.tasks if t.name in tasks]
+        final = train(cfg, resume=True)
+        table[variant] = {"steps": args.steps, **dev_scores(f"bf16:{final}", cfg, args.limit)}
+        write_json(table_path, table)
+
+
+def mix(args, table_path: Path, table: dict, config) -> None:
+    base = model_dir(config.model.split(":")[0])
+    for alpha in (float(a) for a in args.alphas.split(",")):
+        name = f"alpha{alpha:g}"
+        if name not in table:
+            mixed = Path(args.out) / name
+            if not mixed.exists():
+                mix_weights(args.model, base, alpha, mixed)
+            table[name] = {"alpha": alpha, **dev_scores(f"bf16:{mixed}", config, args.limit)}
+            write_json(table_path, table)
+    held = [row["alpha"] for name, row in table.items() if "alpha" in row and holds_start(row, table["start"])]
+    table["chosen_alpha"] = max(held) if held else None
+    write_json(table_path, table)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("study", choices=("ablation", "mix"))
+    ap.add_argument("config")
+    ap.add_argument("model", nargs="?", help="mix: the trained model directory")
+    ap.add_argument("--steps", type=int, default=240, help="ablation: optimizer steps per variant")
+    ap.add_argument("--variants", default=",".join(VARIANTS), help="ablation: comma-separated; tasks joined by +")
+    ap.add_argument("--alphas", default="0.25,0.5,0.75,1", help="mix: weights of the trained model")
+    ap.add_argument("--limit", type=int, default=300, help="pairs per STS / QE dev set")
+    ap.add_argument("--out", required=True)
+    args = ap.parse_args()
+    if args.study == "mix" and not args.model:
+        ap.error("mix needs the trained model directory")
+    config = load_config(args.config)
+    table_path = Path(args.out) / "dev.json"
+    table = _table(table_path)
+    chosen = table.pop("chosen_alpha", None)
+    if "start" not in table:  # scored on the default path, as every trained model below
+        table["start"] = {"steps": 0, **dev_scores(config.model.split(":")[0], config, args.limit)}
+        write_json(table_path, table)
+    if args.study == "ablation":
+        ablation(args, table_path, table)
+    else:
+        mix(args, table_path, table, config)
+        chosen = table.pop("chosen_alpha")
+    _print(table)
+    if args.study == "mix":
+        print(f"chosen alpha (largest holding the start's dev level): {chosen}")
+
+
+if __name__ == "__main__":
+    main()
