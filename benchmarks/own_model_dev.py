@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from xlingua.encoders import load_encoder
+from xlingua.encoders.loading import load_encoder
 from xlingua.encoders.bundled import model_dir
 from xlingua.evaluation import runner
 from xlingua.io import write_json
