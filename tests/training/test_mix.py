@@ -33,11 +33,12 @@ def test_mismatched_models_are_refused(tmp_path):
     trained = _model(tmp_path / "trained", w=[[1.0, 3.0]])
     with pytest.raises(ValueError, match=r"base/model.safetensors: w is \(1, 2\), \(2,\)|w is \(1, 2\), \(2,\) in"):
         mix_weights(trained, _model(tmp_path / "base", w=[1.0, 2.0]), 0.5, tmp_path / "mix")
-    with pytest.raises(ValueError, match=r"1 tensor\(s\) not in .*other/model.safetensors \(e.g. \['w'\]\)"):
-        mix_weights(trained, _model(tmp_path / "other", v=[[1.0, 3.0]]), 0.5, tmp_path / "mix")
-    # the base may hold more (e5-small's unused pooler): those are left out
-    with_pooler = _model(tmp_path / "pooled", w=[[0.0, 1.0]], pooler=[1.0])
-    assert set(load_file(str(mix_weights(trained, with_pooler, 0.5, tmp_path / "p") / WEIGHTS))) == {"w"}
+    with pytest.raises(ValueError, match=r"lacks 1 tensor\(s\) of .*other/model.safetensors \(e.g. \['v'\]\)"):
+        mix_weights(trained, _model(tmp_path / "other", w=[[1.0, 3.0]], v=[1.0]), 0.5, tmp_path / "mix")
+    # a tensor only the trained model has (a pooler it added) is kept as trained
+    pooled = _model(tmp_path / "pooled", w=[[1.0, 3.0]], pooler=[4.0])
+    got = load_file(str(mix_weights(pooled, _model(tmp_path / "b2", w=[[0.0, 1.0]]), 0.5, tmp_path / "p") / WEIGHTS))
+    assert got["pooler"].tolist() == [4.0] and got["w"].tolist() == [[0.5, 2.0]]
     with pytest.raises(ValueError, match=r"alpha must be in \[0, 1\]"):
         mix_weights(trained, trained, 1.5, tmp_path / "mix")
     assert not (tmp_path / "mix").exists()

@@ -20,15 +20,16 @@ def mix_weights(trained: str | Path, base: str | Path, alpha: float, out: str | 
     if not 0.0 <= alpha <= 1.0:
         raise ValueError(f"alpha must be in [0, 1], got {alpha}")
     ours, theirs = load_file(str(trained / WEIGHTS)), load_file(str(base / WEIGHTS))
-    missing = sorted(set(ours) - set(theirs))  # tensors the base has beyond the trained model's (a pooler) are unused
+    missing = sorted(set(theirs) - set(ours))
     if missing:
-        raise ValueError(f"{trained / WEIGHTS}: {len(missing)} tensor(s) not in {base / WEIGHTS} (e.g. {missing[:3]})")
+        raise ValueError(f"{trained / WEIGHTS}: lacks {len(missing)} tensor(s) of {base / WEIGHTS} (e.g. {missing[:3]})")
     for name, t in ours.items():
-        if t.shape != theirs[name].shape:
+        if name in theirs and t.shape != theirs[name].shape:
             raise ValueError(f"{trained / WEIGHTS}: {name} is {tuple(t.shape)}, "
                              f"{tuple(theirs[name].shape)} in {base / WEIGHTS}")
-    mixed = {k: (b.float() + alpha * (t.float() - b.float())).to(t.dtype).contiguous()
-             for k, (t, b) in ((k, (ours[k], theirs[k])) for k in ours)}
+    # a tensor the start model lacks (a pooler training added) has nothing to mix with: kept as trained
+    mixed = {k: t if k not in theirs else (theirs[k].float() + alpha * (t.float() - theirs[k].float())).to(t.dtype)
+             for k, t in ours.items()}
     with atomic_dir(out) as tmp:
         for item in trained.iterdir():
             if item.name != WEIGHTS:
