@@ -46,13 +46,14 @@ def dev_scores(spec: str, config, limit: int) -> dict:
         y = enc.encode([p[1] for p in pairs])
         scores[name] = dev_accuracy(np.asarray(x), np.asarray(y))
     scores["retrieval_mean"] = float(np.mean(list(scores.values())))
-    res = runner.run(enc, ["sts:stsb_multi_mt", "qe"], limit=limit, options=["qe.split=dev"],
+    res = runner.run(enc, ["sts:stsb_multi_mt", "qe"], limit=limit or None, options=["qe.split=dev"],
                      show_progress=False, echo=lambda *_: None)
     sts = res["tasks"]["sts:stsb_multi_mt"]
     scores["stsb_multi_mt_dev"] = sts["summary"]["stsb_multi_mt spearman"]
     for name, row in sts["rows"].items():
         scores[f"sts_{name.split('.')[-1]}"] = row["spearman"]
     scores["qe_dev"] = res["tasks"]["qe"]["summary"]["pearson"]
+    scores["dev_limit"] = limit
     return scores
 
 
@@ -116,15 +117,16 @@ def main() -> None:
     ap.add_argument("--steps", type=int, default=240, help="ablation: optimizer steps per variant")
     ap.add_argument("--variants", default=",".join(VARIANTS), help="ablation: comma-separated; tasks joined by +")
     ap.add_argument("--alphas", default="0.25,0.5,0.75,1", help="mix: weights of the trained model")
-    ap.add_argument("--limit", type=int, default=300, help="pairs per STS / QE dev set")
+    ap.add_argument("--limit", type=int, default=0, help="first N pairs per STS / QE dev set (0 = all; "
+                    "stsb_multi_mt dev is ordered by genre, so a prefix is captions only)")
     ap.add_argument("--out", required=True)
     args = ap.parse_args()
     if args.study == "mix" and not args.model:
         ap.error("mix needs the trained model directory")
     config = load_config(args.config)
     table_path = Path(args.out) / "dev.json"
-    table = _table(table_path)
-    chosen = table.pop("chosen_alpha", None)
+    table = {k: v for k, v in _table(table_path).items() if isinstance(v, dict) and v.get("dev_limit") == args.limit}
+    chosen = None
     if "start" not in table:  # scored on the default path, as every trained model below
         table["start"] = {"steps": 0, **dev_scores(config.model.split(":")[0], config, args.limit)}
         write_json(table_path, table)
