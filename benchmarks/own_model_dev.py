@@ -21,14 +21,12 @@ import argparse
 import json
 from pathlib import Path
 
-import numpy as np
-
 from xlingua.encoders.loading import load_encoder
 from xlingua.encoders.bundled import model_dir
 from xlingua.evaluation import runner
 from xlingua.io import write_json
 from xlingua.training.config import load_config
-from xlingua.training.evaluate import DevEvaluator, dev_accuracy
+from xlingua.training.evaluate import DevEvaluator
 from xlingua.training.mix import mix_weights
 from xlingua.training.trainer import train
 
@@ -40,12 +38,8 @@ STS_LANG_DROP = 2.0  # points, as the evaluation gate's per-language Tatoeba rul
 def dev_scores(spec: str, config, limit: int) -> dict:
     """Dev retrieval (the recipe's eval sets), stsb_multi_mt dev and QE dev of one model."""
     enc = load_encoder(spec)
-    scores = {}
-    for name, pairs in DevEvaluator(config.eval).sets.items():
-        x = enc.encode([p[0] for p in pairs])
-        y = enc.encode([p[1] for p in pairs])
-        scores[name] = dev_accuracy(np.asarray(x), np.asarray(y))
-    scores["retrieval_mean"] = float(np.mean(list(scores.values())))
+    scores = DevEvaluator(config.eval)(enc)  # the training run's own dev evaluation
+    scores["retrieval_mean"] = scores.pop("mean")
     res = runner.run(enc, ["sts:stsb_multi_mt", "qe"], limit=limit or None, options=["qe.split=dev"],
                      show_progress=False, echo=lambda *_: None)
     sts = res["tasks"]["sts:stsb_multi_mt"]
@@ -94,7 +88,8 @@ def ablation(args, table_path: Path, table: dict) -> None:
         write_json(table_path, table)
 
 
-def mix(args, table_path: Path, table: dict, config) -> None:
+def mix(args, table_path: Path, table: dict, config) -> float | None:
+    """Score every alpha's mix on dev; the chosen alpha (also recorded in OUT/dev.json)."""
     base = model_dir(config.model.split(":")[0])
     for alpha in (float(a) for a in args.alphas.split(",")):
         name = f"alpha{alpha:g}"
@@ -104,9 +99,10 @@ def mix(args, table_path: Path, table: dict, config) -> None:
                 mix_weights(args.model, base, alpha, mixed)
             table[name] = {"alpha": alpha, **dev_scores(f"bf16:{mixed}", config, args.limit)}
             write_json(table_path, table)
-    held = [row["alpha"] for name, row in table.items() if "alpha" in row and holds_start(row, table["start"])]
-    table["chosen_alpha"] = max(held) if held else None
-    write_json(table_path, table)
+    held = [row["alpha"] for row in table.values() if "alpha" in row and holds_start(row, table["start"])]
+    chosen = max(held) if held else None
+    write_json(table_path, {**table, "chosen_alpha": chosen})
+    return chosen
 
 
 def main() -> None:
@@ -126,17 +122,15 @@ def main() -> None:
     config = load_config(args.config)
     table_path = Path(args.out) / "dev.json"
     table = {k: v for k, v in _table(table_path).items() if isinstance(v, dict) and v.get("dev_limit") == args.limit}
-    chosen = None
     if "start" not in table:  # scored on the default path, as every trained model below
         table["start"] = {"steps": 0, **dev_scores(config.model.split(":")[0], config, args.limit)}
         write_json(table_path, table)
     if args.study == "ablation":
         ablation(args, table_path, table)
+        _print(table)
     else:
-        mix(args, table_path, table, config)
-        chosen = table.pop("chosen_alpha")
-    _print(table)
-    if args.study == "mix":
+        chosen = mix(args, table_path, table, config)
+        _print(table)
         print(f"chosen alpha (largest holding the start's dev level): {chosen}")
 
 

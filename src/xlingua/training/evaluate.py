@@ -45,10 +45,12 @@ class DevEvaluator:
         return bool(self.sets)
 
     def __call__(self, model) -> dict[str, float]:
+        """Metrics of `model`: the model in training, or any Encoder (anything whose `encode`
+        returns rows as an array or a CPU tensor)."""
         metrics = {}
         for name, pairs in self.sets.items():
-            x = model.encode([p[0] for p in pairs]).numpy()
-            y = model.encode([p[1] for p in pairs]).numpy()
+            x = np.asarray(model.encode([p[0] for p in pairs]))
+            y = np.asarray(model.encode([p[1] for p in pairs]))
             metrics[name] = dev_accuracy(x, y, self.margin)
         metrics["mean"] = float(np.mean(list(metrics.values())))
         return metrics
