@@ -302,7 +302,8 @@ def plot_log(log: Path, png: Path) -> Path | None:
                 evals.setdefault(k, []).append((r["step"], v))
     if not losses and not evals:
         return None
-    fig, axes = plt.subplots(1, 2, figsize=(12 + len(evals) // 13 * 1.5, 4.5))
+    legend_columns = 1 + len(evals) // 13  # many dev sets: a legend in columns beside the plot
+    fig, axes = plt.subplots(1, 2, figsize=(10.5 + legend_columns * 1.5, 4.5))
     for name, pts in losses.items():
         steps, vals = zip(*pts)
         trailing = [float(np.mean(vals[max(0, i - 4) : i + 1])) for i in range(len(vals))]
@@ -314,8 +315,8 @@ def plot_log(log: Path, png: Path) -> Path | None:
         style = dict(color="black", linewidth=2.5, zorder=3) if name == "mean" else dict(linewidth=1)
         axes[1].plot(steps, vals, marker="o", label=name, **style)
     axes[1].set(xlabel="step", ylabel="retrieval accuracy %", title="dev evaluation")
-    if evals:  # beside the plot, in columns: many dev sets would otherwise cover the curves
-        axes[1].legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1), ncol=1 + len(evals) // 13)
+    if evals:  # beside the plot: many dev sets would otherwise cover the curves
+        axes[1].legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1), ncol=legend_columns)
     fig.tight_layout()
     with atomic_open(png, "wb") as f:
         fig.savefig(f, format="png", dpi=100)
