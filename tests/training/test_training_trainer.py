@@ -228,6 +228,12 @@ def test_resume_of_a_checkpoint_that_holds_no_config_goes_on(tiny_model_dir, pai
     recipe = tmp_path / "r.yaml"
     recipe.write_text(json.dumps(base_config(tiny_model_dir, tmp_path / "elsewhere", tasks, **kw).to_dict()))
 
+    # overriding a setting the old checkpoint never recorded is refused, saying why
+    refused = CliRunner().invoke(app, ["train", str(recipe), "-o", str(out), "--resume", "--override", "model,lr"])
+    assert refused.exit_code == 2
+    assert f"{out / 'checkpoint.pt'}: predates config checks, so it did not record model and they cannot be " \
+        "overridden" in refused.stderr
+
     result = CliRunner().invoke(app, ["train", str(recipe), "-o", str(out), "--resume"])
     assert result.exit_code == 0, result.output
     assert f"note: {out / 'checkpoint.pt'} predates config checks: resuming without comparing settings" in result.stderr

@@ -162,6 +162,9 @@ class Trainer:
             raise InputError(f"{path}: the config differs from the run being resumed ({said}); resume "
                              f"with the original settings, or pass --override {','.join(refused)} to apply them")
         fixed = [k for k in changes if k not in RESUME_OVERRIDABLE]
+        if fixed and "config" not in state:
+            raise InputError(f"{path}: predates config checks, so it did not record {', '.join(fixed)} and they "
+                             "cannot be overridden; resume without --override, or train into a new output directory")
         if fixed:
             raise InputError(f"{path}: {', '.join(fixed)} cannot change when resuming (they fix the data order "
                              "and the weights so far); train into a new output directory")
