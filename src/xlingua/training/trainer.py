@@ -153,6 +153,11 @@ class Trainer:
         if "config" in state:
             changes = config_changes(state["config"], new)
         else:  # written before checkpoints held their config: nothing to compare against
+            unrecorded = [k for k in override if k not in RESUME_OVERRIDABLE]
+            if unrecorded:
+                raise InputError(f"{path}: predates config checks, so it did not record {', '.join(unrecorded)} "
+                                 "and they cannot be overridden; resume without --override, or train into a new "
+                                 "output directory")
             if ddp.rank() == 0:
                 print(f"note: {path} predates config checks: resuming without comparing settings", file=sys.stderr)
             changes = {k: (None, new.get(k)) for k in override}
@@ -162,9 +167,6 @@ class Trainer:
             raise InputError(f"{path}: the config differs from the run being resumed ({said}); resume "
                              f"with the original settings, or pass --override {','.join(refused)} to apply them")
         fixed = [k for k in changes if k not in RESUME_OVERRIDABLE]
-        if fixed and "config" not in state:
-            raise InputError(f"{path}: predates config checks, so it did not record {', '.join(fixed)} and they "
-                             "cannot be overridden; resume without --override, or train into a new output directory")
         if fixed:
             raise InputError(f"{path}: {', '.join(fixed)} cannot change when resuming (they fix the data order "
                              "and the weights so far); train into a new output directory")
