@@ -13,11 +13,14 @@ QE dev average (where models are chosen), QE test20 per pair and average (Pearso
 extended monolingual and cross-lingual Pearson x100 with the same scorer (the regressor is a
 QE model: no STS). `--snapshots NAME=RUN_DIR` adds every model_epochN.pt of a run, for the
 epoch curves of the STS analysis. Base vectors come from the shared embedding cache, so each
-text is embedded once for the base and all its meaning models.
+text is embedded once for the base and all its meaning models. With --out, a rerun keeps the
+rows already in the file for the same base and model and computes only the missing ones
+(--recompute: all of them), so a killed run resumes.
 """
 from __future__ import annotations
 
 import argparse
+import json
 import re
 from pathlib import Path
 
@@ -54,7 +57,9 @@ def main(argv=None):
     ap.add_argument("--no-sts", action="store_true", help="QE only")
     ap.add_argument("--data", default=None, help="benchmarks root (default ../shared/benchmarks)")
     ap.add_argument("--limit", type=int, default=None, help="at most this many pairs per set (quick runs)")
-    ap.add_argument("--out", default=None, help="write all results as JSON here (after every row)")
+    ap.add_argument("--out", default=None, help="write all results as JSON here (after every row); a rerun "
+                    "keeps the rows already there for the same base and model")
+    ap.add_argument("--recompute", action="store_true", help="compute every row again, even those in --out")
     args = ap.parse_args(argv)
 
     scorers = [s.strip() for s in args.scorers.split(",") if s.strip()]
@@ -68,11 +73,20 @@ def main(argv=None):
         for epoch, path in snapshots(run_dir):
             models.append((f"{name}@{epoch}", f"{args.base}+meaning:{path}", MeaningEncoder(base, str(path))))
 
-    results, rows = {}, []
+    settings = {"alpha": args.alpha, "layer": args.layer, "limit": args.limit, "data": args.data}
+    results = previous_rows(args.out)  # rows not asked for this time stay in the file
+    done = {} if args.recompute else {k: v for k, v in results.items() if v.get("benchmark") == settings}
+    rows = []
     for name, spec, enc in models:
         for scorer in scorers:
             if name != "base" and scorer in TOKEN_SCORERS:
                 continue  # meaning vectors have no tokens
+            key = f"{name} {scorer}"
+            if done.get(key, {}).get("model") == spec and (scorer == "regressor" or args.no_sts
+                                                            or "sts:sts17_extended" in done[key]["tasks"]):
+                results[key] = done[key]
+                rows.append((name, scorer, done[key]))
+                continue
             opts = [f"qe.scorer={scorer}", f"qe.alpha={args.alpha}", f"qe.layer={args.layer}"]
             kw = dict(model=spec, data_dir=args.data, limit=args.limit, show_progress=False, echo=lambda *_: None)
             dev = run(enc, ["qe"], options=[*opts, "qe.split=dev"], **kw)
@@ -82,11 +96,20 @@ def main(argv=None):
                 opts += [f"sts.scorer={scorer}", f"sts.alpha={args.alpha}", f"sts.layer={args.layer}"]
             res = run(enc, tasks, options=opts, **kw)
             res["tasks"]["qe dev"] = dev["tasks"]["qe"]
-            results[f"{name} {scorer}"] = res
+            res["benchmark"] = settings
+            results[key] = res
             rows.append((name, scorer, res))
             if args.out:
                 write_json(args.out, results)
     print_table(args.base, rows, with_sts=not args.no_sts)
+
+
+def previous_rows(out: str | None) -> dict:
+    """Finished rows of an earlier run written to `out` (none if there is no such file)."""
+    if not out or not Path(out).exists():
+        return {}
+    data = json.loads(Path(out).read_text(encoding="utf-8"))
+    return {k: v for k, v in data.items() if v.get("complete") and "qe dev" in v.get("tasks", {})}
 
 
 def print_table(base: str, rows, with_sts: bool = True) -> None:

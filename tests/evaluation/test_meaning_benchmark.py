@@ -60,3 +60,42 @@ def test_one_command_gives_the_whole_table(tmp_path, tiny_dir, capsys):  # noqa:
     assert saved["base cosine"]["tasks"]["qe dev"]["config"]["split"] == "dev"
     assert saved["s@1 cosine"]["model"].endswith("model_epoch1.pt")
     assert saved["base regressor"]["tasks"]["qe"]["rows"]["en-de"]["n"] == 8
+
+
+def test_a_rerun_keeps_finished_rows_and_computes_the_rest(tmp_path, tiny_dir, capsys, monkeypatch):  # noqa: F811
+    rng = np.random.default_rng(1)
+    bench = tmp_path / "bench"
+    for pair in MLQE_PAIRS:
+        src, tgt = pair.split("-")
+        for split in ("dev", "test20"):
+            path = bench / "mlqe" / pair / f"{split}.{src}{tgt}.df.short.tsv"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            rows = [f"{i}\t{_sentence(rng, 4)}\t{_sentence(rng, 3)}\t{rng.normal():.3f}" for i in range(8)]
+            path.write_text("index\toriginal\ttranslation\tz_mean\n" + "\n".join(rows) + "\n")
+    out = tmp_path / "results.json"
+    mod = _load()
+    args = ["--base", str(tiny_dir), "--data", str(bench), "--no-sts", "--out", str(out)]
+    mod.main([*args, "--scorers", "cosine"])
+    saved = json.loads(out.read_text())
+    saved["base cosine"]["tasks"]["qe"]["summary"]["pearson"] = 0.123  # marks the row as not recomputed
+    out.write_text(json.dumps(saved))
+
+    calls = []
+    real_run = mod.run
+    monkeypatch.setattr(mod, "run", lambda enc, tasks, **kw: calls.append(kw["options"]) or real_run(enc, tasks, **kw))
+    mod.main([*args, "--scorers", "cosine,inbatch"])
+    assert all("qe.scorer=inbatch" in opts for opts in calls) and len(calls) == 2  # dev and test20 of the new row
+    saved = json.loads(out.read_text())
+    assert saved["base cosine"]["tasks"]["qe"]["summary"]["pearson"] == 0.123
+    assert "base inbatch" in saved
+
+    calls.clear()
+    mod.main([*args, "--scorers", "inbatch", "--alpha", "0.3"])  # another setting: computed again
+    assert len(calls) == 2
+    saved = json.loads(out.read_text())
+    assert saved["base cosine"]["tasks"]["qe"]["summary"]["pearson"] == 0.123  # rows not asked for stay
+    assert saved["base inbatch"]["benchmark"]["alpha"] == 0.3
+
+    calls.clear()
+    mod.main([*args, "--scorers", "cosine", "--recompute"])
+    assert len(calls) == 2 and json.loads(out.read_text())["base cosine"]["tasks"]["qe"]["summary"]["pearson"] != 0.123
