@@ -8,7 +8,7 @@ import torch
 
 from xlingua import load_encoder
 from xlingua.encoders.base import Encoder
-from xlingua.laser.distill import encode_pairs, pad_both, read_distill_pairs
+from xlingua.laser.distill import center_targets, encode_pairs, pad_both, read_distill_pairs
 from xlingua.laser.trainer import LaserTrainConfig, train_laser
 from xlingua.encoders.laser_vocab import EOS, PAD
 
@@ -88,7 +88,7 @@ def test_student_moves_towards_teacher(tmp_path, toy_shared):
     # The teacher saw each distinct English sentence once; the second run read them from the cache.
     english = {e for lang in ("de", "fr") for _, e in toy_lines(lang, 150, ["de", "fr"].index(lang))}
     assert log["data"]["english_sentences"] == len(english) and teacher.calls == len(english)
-    assert log["teacher"] == {"spec": "e5-small", "dim": 12, "fingerprint": "toy-teacher-v1"}
+    assert log["teacher"] == {"spec": "e5-small", "dim": 12, "fingerprint": "toy-teacher-v1", "centered": False}
     # 2 x 6 BiLSTM states = the teacher's 12 dims: no projection
     assert load_encoder(f"laser:{out}").config.proj_dim == 0
 
@@ -143,3 +143,32 @@ def test_train_command_refuses_unknown_objective(tmp_path):
     res = CliRunner().invoke(app, ["laser", "train", "--out", str(tmp_path / "r"), "--objective", "mlm"])
     assert res.exit_code == 2 and "objective must be one of translation, distill" in res.output
     assert not (tmp_path / "r").exists()
+
+
+def test_centred_targets_hand_case():
+    # two unit vectors at cosine 0.6; each minus their mean, renormalized
+    t = torch.tensor([[1.0, 0.0, 0.0], [0.6, 0.8, 0.0]])
+    centred, mean = center_targets(t)
+    torch.testing.assert_close(mean, torch.tensor([0.8, 0.4, 0.0]))
+    # (0.2, -0.4, 0) / sqrt(0.2) and (-0.2, 0.4, 0) / sqrt(0.2): now opposite (cosine -1, was 0.6)
+    r = 0.2 ** 0.5
+    torch.testing.assert_close(centred, torch.tensor([[0.2 / r, -0.4 / r, 0.0], [-0.2 / r, 0.4 / r, 0.0]]))
+
+
+def test_centred_student_learns(tmp_path, toy_shared):
+    kw = dict(show_progress=False, teacher_encoder=ToyTeacher(), teacher_cache=tmp_path / "cache")
+    log = train_laser(_cfg(center_teacher=True), tmp_path / "run", **kw)
+    hist = log["history"]
+    assert log["teacher"]["centered"] is True and hist[-1]["loss"] < 0.5 * hist[0]["loss"]
+
+
+def test_checkpoint_without_a_later_setting_resumes_with_its_default(tmp_path, toy_shared):
+    kw = dict(show_progress=False, teacher_encoder=ToyTeacher(), teacher_cache=tmp_path / "cache")
+    train_laser(_cfg(max_steps=4), tmp_path / "run", **kw)
+    path = tmp_path / "run" / "checkpoint.pt"
+    saved = torch.load(path, weights_only=False)
+    del saved["train_config"]["center_teacher"]  # as written before the setting existed
+    torch.save(saved, path)
+    assert train_laser(_cfg(max_steps=6), tmp_path / "run", **kw)["steps"] == 6
+    with pytest.raises(Exception, match="center_teacher: False -> True"):
+        train_laser(_cfg(max_steps=8, center_teacher=True), tmp_path / "run", **kw)

@@ -36,6 +36,8 @@ def train(
     teacher: str = typer.Option("e5-small", help="distill: teacher encoder spec; its vectors of the English side "
                                 "come from the embedding cache the own-model recipe fills with the same teacher."),
     metric: str = typer.Option("mse", help="distill: mse (2 - 2 cos of unit vectors) | cosine (1 - cos)."),
+    center_teacher: bool = typer.Option(False, "--center-teacher/--no-center-teacher", help="distill: targets are "
+                                        "the teacher's vectors minus their mean over the training English, renormalized."),
     batch_size: int = typer.Option(128, help="distill: pairs per step."),
     temperature: float = typer.Option(3.3, help="distill: language sampling p ~ n^(1/T)."),
     dev_langs: str = typer.Option("ar,de,el,es,et,fi,fr,hi,ja,ko,ne,ro,ru,si,sw,ta,th,tr,vi,zh",
@@ -73,7 +75,7 @@ def train(
         objective=objective, langs=_list(langs), second_target=second_target, l10n_pairs=l10n_pairs,
         multi30k=multi30k, general=general, general_langs=_list(general_langs),
         stsb_langs=_list(",".join(STSB_LANGS) if stsb_langs is None else stsb_langs) if distill else [],
-        exclude_langs=_list(exclude_langs), teacher=teacher, metric=metric, batch_size=batch_size,
+        exclude_langs=_list(exclude_langs), teacher=teacher, metric=metric, center_teacher=center_teacher, batch_size=batch_size,
         temperature=temperature, dev_langs=_list(dev_langs) if distill else [], vocab_size=vocab_size,
         max_len=max_len, layers=layers, hidden=hidden, embed_dim=embed_dim, dec_hidden=dec_hidden,
         max_tokens=max_tokens, lr=lr, max_steps=max_steps, max_minutes=max_minutes,

@@ -116,6 +116,16 @@ def build_set(kept, teacher: str, teacher_encoder=None, cache_dir=None, show_pro
                       np.array([index[k[2]] for k in kept]), torch.from_numpy(vecs))
 
 
+def center_targets(teacher: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """(unit rows of teacher - mean, mean). A transformer teacher's unit vectors crowd into a
+    narrow cone (unrelated sentences at cosine ~0.8 for e5), so 2 - 2 cos is small as soon as the
+    student finds the cone; centred targets spread the sentences apart and keep the loss on what
+    tells them apart (the post-processing of Su et al. 2021, "Whitening Sentence Representations",
+    without the rotation). Cosine retrieval among student vectors does not need the mean back."""
+    mean = teacher.mean(0)
+    return torch.nn.functional.normalize(teacher - mean, dim=1), mean
+
+
 def pad_both(xx: list[list[int]], en: list[list[int]]):
     """Both sides in one padded batch (one LSTM call per step): rows [0, n) are xx, [n, 2n)
     English; an empty side becomes a lone EOS (as in pad_batch)."""
@@ -124,10 +134,12 @@ def pad_both(xx: list[list[int]], en: list[list[int]]):
     return pad_batch(list(xx) + list(en))
 
 
-def dev_scores(encoder, teacher: str, langs, teacher_encoder=None, cache_dir=None, root=None) -> dict:
+def dev_scores(encoder, teacher: str, langs, teacher_encoder=None, cache_dir=None, root=None,
+               center: np.ndarray | None = None) -> dict:
     """On the general corpus dev slice (English sentences held out of training): per language,
     xx<->en retrieval accuracy x100 (cosine, mean of both directions) and the mean cosine of
-    student(xx) to teacher(en); plus their means over languages."""
+    student(xx) to teacher(en) (to the centred teacher when the student learnt centred targets);
+    plus their means over languages."""
     from xlingua.data.general import read_general
     from xlingua.similarity import cosine_matrix, retrieval_accuracy
     from xlingua.encoders.teacher import teacher_vectors
@@ -141,6 +153,9 @@ def dev_scores(encoder, teacher: str, langs, teacher_encoder=None, cache_dir=Non
         x = encoder.encode([p.text for p in pairs])
         y = encoder.encode([p.english for p in pairs])
         t = teacher_vectors(teacher, [p.english for p in pairs], cache_dir, show_progress=False, encoder=teacher_encoder)
+        if center is not None:
+            t = t - center
+            t /= np.maximum(np.linalg.norm(t, axis=1, keepdims=True), 1e-12)
         xn = x / np.maximum(np.linalg.norm(x, axis=1, keepdims=True), 1e-12)
         rows[lang] = {"n": len(pairs), "accuracy": float(np.mean(retrieval_accuracy(cosine_matrix(x, y)))),
                       "teacher_cosine": float((xn * t).sum(1).mean())}

@@ -62,6 +62,7 @@ class LaserTrainConfig:
     teacher: str = "e5-small"  # the own-model recipe's teacher too: one cache of English vectors
     metric: str = "mse"  # objectives.distillation: mse (2 - 2 cos) or cosine (1 - cos)
     english_weight: float = 1.0  # weight of student(en) -> teacher(en) beside student(xx) -> teacher(en)
+    center_teacher: bool = False  # targets: teacher vectors minus their mean over the training English, renormalized
     batch_size: int = 128  # pairs per step (both sides: 2 x batch_size sentences)
     temperature: float = 3.3  # language sampling p ~ n^(1/T), as the own-model recipe
     general: bool = True
@@ -252,7 +253,9 @@ def train_laser(cfg: LaserTrainConfig, out_dir, *, l10n_root=None, data_dir=None
     ckpt_path = out / "checkpoint.pt"
     if ckpt_path.exists() and resume:
         saved = torch.load(ckpt_path, map_location="cpu", weights_only=False)
-        old, new = _data_model_config(saved["train_config"]), _data_model_config(asdict(cfg))
+        # a setting added after the checkpoint was written had its default then
+        old = _data_model_config({**asdict(LaserTrainConfig()), **saved["train_config"]})
+        new = _data_model_config(asdict(cfg))
         if old != new:
             said = "; ".join(f"{k}: {old.get(k)!r} -> {new.get(k)!r}" for k in sorted(set(old) | set(new))
                              if old.get(k) != new.get(k))
@@ -271,13 +274,19 @@ def train_laser(cfg: LaserTrainConfig, out_dir, *, l10n_root=None, data_dir=None
         sp, data, dropped, teacher_encoder = build_distill(cfg, out, data_dir, teacher_encoder, teacher_cache,
                                                            show_progress)
         teacher_dim = int(data.teacher.shape[1])
+        center = None
+        if cfg.center_teacher:
+            from xlingua.laser.distill import center_targets
+
+            data.teacher, center = center_targets(data.teacher)
         torch.manual_seed(cfg.seed)
         # LASER3 keeps the teacher's size; a student of another width gets a linear projection to it
         model = LaserStudent(cfg.model_config(sp.get_piece_size(), 0 if 2 * cfg.hidden == teacher_dim else teacher_dim))
         sampler = LanguageSampler(data.langs, [str(r) for r in data.row], cfg.temperature, cfg.seed)
         loss_fn = DistillationLoss(cfg.metric, cfg.english_weight)
         data_log = {"data": data.summary(), "language_shares": sampler.shares(),
-                    "teacher": {"spec": cfg.teacher, "dim": teacher_dim, "fingerprint": teacher_encoder.fingerprint()}}
+                    "teacher": {"spec": cfg.teacher, "dim": teacher_dim, "fingerprint": teacher_encoder.fingerprint(),
+                                "centered": cfg.center_teacher}}
     prep_seconds = time.time() - t0
     opt = torch.optim.Adam(model.parameters(), lr=cfg.lr)
     step, elapsed, history = 0, 0.0, []
@@ -338,7 +347,8 @@ def train_laser(cfg: LaserTrainConfig, out_dir, *, l10n_root=None, data_dir=None
         from xlingua.encoders.laser import LaserEncoder
         from xlingua.laser.distill import dev_scores
 
-        log["dev"] = dev_scores(LaserEncoder(str(out)), cfg.teacher, cfg.dev_langs, teacher_encoder, teacher_cache)
+        log["dev"] = dev_scores(LaserEncoder(str(out)), cfg.teacher, cfg.dev_langs, teacher_encoder, teacher_cache,
+                                center=None if center is None else center.numpy())
     write_json(out / "train_log.json", log)
     return log
 
