@@ -16,3 +16,29 @@ def test_bench_times_bf16_dir_against_its_fp32_reference(tiny_dir, tmp_path, mon
     assert report["command"] == f"xlingua bench embed --n 12 --rounds 3 --seed 0 --path bf16:{tiny_dir} --reference {tiny_dir}"
     assert report["sentences_done"] == 12 and report["rounds_done"] == 3
     assert json.loads((tmp_path / "embed_bench.json").read_text())["reference"] == str(tiny_dir)
+
+
+def test_another_model_of_the_same_size_gets_no_cosine(tiny_dir, tmp_path, monkeypatch):  # noqa: F811
+    import numpy as np
+
+    from xlingua.encoders.base import Encoder
+    from xlingua.encoders.loading import load_encoder
+
+    reference = load_encoder(str(tiny_dir))
+
+    class SameSize(Encoder):  # e.g. a LASER student distilled to the reference's width
+        name, dim, normalized = "laser:student", reference.dim, False
+
+        def _encode_batch(self, texts, lang):
+            return np.random.default_rng(len(texts)).standard_normal((len(texts), self.dim))
+
+        def fingerprint(self):
+            return "student"
+
+    real_load = embed_bench._load
+    monkeypatch.setattr(embed_bench, "_load", lambda spec: SameSize() if spec == "laser:student" else real_load(spec))
+    monkeypatch.setattr(embed_bench, "sample_sentences", lambda n, seed: (TEXTS * 4)[:n])
+    report = embed_bench.run_bench(n=8, rounds=2, paths=["laser:student"], out_dir=tmp_path, reference=str(tiny_dir))
+    rows = {r["path"]: r for r in report["rows"]}
+    assert rows["laser:student"]["cosine_mean"] is None and rows["laser:student"]["sentences_per_s"] > 0
+    assert rows[str(tiny_dir)]["cosine_min"] == 1.0

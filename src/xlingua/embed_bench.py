@@ -155,12 +155,18 @@ def _cosines(vecs: np.ndarray, ref: np.ndarray):
     return (a * b).sum(axis=1)
 
 
+def _other_space(spec: str) -> bool:
+    """Paths that are other models, whose vectors live in another space even at the same size:
+    no cosine to the reference."""
+    return spec == "use" or spec.startswith("laser:") or "+meaning" in spec
+
+
 def _report(results, vectors, meta, done: int, reference: str = REFERENCE) -> dict:
     ref = np.concatenate(vectors[reference])
     st_rate = results[ST].rate if ST in results else None
     rows = []
     for spec, res in results.items():
-        cos = _cosines(np.concatenate(vectors[spec]), ref) if spec != "use" else None
+        cos = None if _other_space(spec) else _cosines(np.concatenate(vectors[spec]), ref)
         rows.append({
             "path": spec, "encoder": res.name, "sentences_per_s": round(res.rate, 1),
             "vs_sentence_transformers": round(res.rate / st_rate, 2) if st_rate else None,
