@@ -26,7 +26,7 @@ import numpy as np
 
 from xlingua.encoders.loading import load_encoder
 from xlingua.evaluation.runner import run
-from xlingua.evaluation.tatoeba import XTREME36
+from xlingua.evaluation.tasks.tatoeba import XTREME36
 
 SEEN = ["deu", "nld", "fra", "por", "rus", "ces", "pol"]
 UNSEEN = ["afr", "dan", "swe", "glg", "oci", "ast", "ukr", "bul", "slk", "hrv"]
