@@ -27,7 +27,7 @@ import numpy as np
 from xlingua.data.benchmarks import tatoeba_langs
 from xlingua.encoders.loading import load_encoder
 from xlingua.evaluation.runner import run
-from xlingua.evaluation.tasks.tatoeba import XTREME36
+from xlingua.evaluation.tasks.tatoeba import XTREME36, subset_langs
 
 SEEN = ["deu", "nld", "fra", "por", "rus", "ces", "pol"]
 UNSEEN = ["afr", "dan", "swe", "glg", "oci", "ast", "ukr", "bul", "slk", "hrv"]
@@ -91,7 +91,7 @@ def main(argv=None):
     if args.langs:
         langs = args.langs.split(",")
     elif args.goals:  # the XTREME-36 languages the data holds (the tatoeba task's own subset)
-        langs = [l for l in XTREME36 if l in tatoeba_langs(args.data)]
+        langs = subset_langs("tatoeba36", tatoeba_langs(args.data))[0]
     else:
         langs = SEEN + UNSEEN
     scoring = args.scoring or ("margin" if args.goals else "cosine")

@@ -1,24 +1,13 @@
 """benchmarks/meaning.py end to end on a tiny BERT and tiny QE/STS files: one command, every
 scorer on the base, the sentence-vector scorers on a meaning model and its snapshots."""
-import importlib.util
 import json
-from pathlib import Path
 
 import numpy as np
 
+from tests.benchmark_script import load_benchmark
 from tests.encoders.test_hf_encoder import WORDS, tiny_dir  # noqa: F401  (fixture)
 from xlingua.data.benchmarks import MLQE_PAIRS
 from xlingua.meaning.trainer import TrainConfig, train_meaning
-
-SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "meaning.py"
-
-
-def _load():
-    spec = importlib.util.spec_from_file_location("meaning_benchmark", SCRIPT)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
 
 def _sentence(rng, n):
     return " ".join(rng.choice(WORDS, size=n))
@@ -45,7 +34,7 @@ def test_one_command_gives_the_whole_table(tmp_path, tiny_dir, capsys):  # noqa:
                   show_progress=False)
 
     out = tmp_path / "results.json"
-    _load().main(["--base", str(tiny_dir), "--model", f"m={run_dir}", "--snapshots", f"s={run_dir}",
+    load_benchmark("meaning").main(["--base", str(tiny_dir), "--model", f"m={run_dir}", "--snapshots", f"s={run_dir}",
                   "--data", str(bench), "--limit", "8", "--out", str(out)])
     table = capsys.readouterr().out.splitlines()
     assert table[0].startswith("| model | scorer | QE dev avg | QE en-de |") and table[0].endswith("STS17 cross |")
@@ -73,7 +62,7 @@ def test_a_rerun_keeps_finished_rows_and_computes_the_rest(tmp_path, tiny_dir, c
             rows = [f"{i}\t{_sentence(rng, 4)}\t{_sentence(rng, 3)}\t{rng.normal():.3f}" for i in range(8)]
             path.write_text("index\toriginal\ttranslation\tz_mean\n" + "\n".join(rows) + "\n")
     out = tmp_path / "results.json"
-    mod = _load()
+    mod = load_benchmark("meaning")
     args = ["--base", str(tiny_dir), "--data", str(bench), "--no-sts", "--out", str(out)]
     mod.main([*args, "--scorers", "cosine"])
     saved = json.loads(out.read_text())

@@ -1,21 +1,12 @@
 """benchmarks/laser.py's bookkeeping: per-language Tatoeba accuracy as the mean of both
 directions, the seen/unseen split read from a student's training log."""
-import importlib.util
 import json
-from pathlib import Path
 
-SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "laser.py"
-
-
-def _load():
-    spec = importlib.util.spec_from_file_location("laser_benchmark", SCRIPT)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+from tests.benchmark_script import load_benchmark
 
 
 def test_tatoeba_row_means_both_directions_per_group():
-    mod = _load()
+    mod = load_benchmark("laser")
     result = {"tasks": {"tatoeba": {"rows": {
         "deu": {"margin xx-en": 90.0, "margin en-xx": 80.0},
         "afr": {"margin xx-en": 60.0, "margin en-xx": 70.0},
@@ -28,7 +19,7 @@ def test_tatoeba_row_means_both_directions_per_group():
 
 
 def test_training_languages_come_from_the_run_log(tmp_path):
-    mod = _load()
+    mod = load_benchmark("laser")
     (tmp_path / "train_log.json").write_text(json.dumps({"data": {"pairs_per_language": {"de": 5, "nl": 3}}}))
 
     class Student:

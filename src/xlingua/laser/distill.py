@@ -141,7 +141,7 @@ def dev_scores(encoder, teacher: str, langs, teacher_encoder=None, cache_dir=Non
     student(xx) to teacher(en) (to the centred teacher when the student learnt centred targets);
     plus their means over languages."""
     from xlingua.data.general import read_general
-    from xlingua.similarity import cosine_matrix, retrieval_accuracy
+    from xlingua.similarity import cosine_matrix, normalize_rows, paired_cosine, retrieval_accuracy
     from xlingua.encoders.teacher import teacher_vectors
 
     dev = read_general(list(langs), split="dev", root=root)
@@ -154,11 +154,9 @@ def dev_scores(encoder, teacher: str, langs, teacher_encoder=None, cache_dir=Non
         y = encoder.encode([p.english for p in pairs])
         t = teacher_vectors(teacher, [p.english for p in pairs], cache_dir, show_progress=False, encoder=teacher_encoder)
         if center is not None:
-            t = t - center
-            t /= np.maximum(np.linalg.norm(t, axis=1, keepdims=True), 1e-12)
-        xn = x / np.maximum(np.linalg.norm(x, axis=1, keepdims=True), 1e-12)
+            t = normalize_rows(t - center)
         rows[lang] = {"n": len(pairs), "accuracy": float(np.mean(retrieval_accuracy(cosine_matrix(x, y)))),
-                      "teacher_cosine": float((xn * t).sum(1).mean())}
+                      "teacher_cosine": float(paired_cosine(x, t).mean())}
     if not rows:
         raise ValueError(f"no general dev pairs for {list(langs)}")
     return {"languages": rows,
