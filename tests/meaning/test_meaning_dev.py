@@ -97,3 +97,42 @@ def test_train_from_corpus_on_general_sources_selects_on_qe_dev(toy, tmp_path, m
         train_from_corpus("hash", [], 0, tmp_path / "o2", config=TrainConfig(select_on="sts-test"),
                           general=["mlqe-pe"], general_root=general, data_dir=bench, encoder=HashEncoder(),
                           show_progress=False)
+
+
+def test_sts_dev_is_the_spearman_of_meaning_cosines_cross_lingual_pairs_averaged():
+    from scipy.stats import spearmanr
+
+    from xlingua.meaning.dev import StsDev
+
+    rng = np.random.default_rng(1)
+    a, b = rng.random((30, 4)), rng.random((30, 4))
+    cos = (a * b).sum(1) / np.linalg.norm(a, axis=1) / np.linalg.norm(b, axis=1)
+    gold = rng.random(30)
+    signal = StsDev({"de-en": (a, b, cos), "fr-en": (a, b, gold)}, {"de": (a, b, -cos)})
+    got = signal(identity_model())
+    fr = 100 * spearmanr(cos, gold).statistic
+    assert got["de-en"] == pytest.approx(100.0) and got["fr-en"] == pytest.approx(fr, abs=1e-3)
+    assert got["mean"] == pytest.approx((100.0 + fr) / 2, abs=1e-3)
+    assert got["mono"] == pytest.approx(-100.0)
+
+
+def test_sts_dev_pairs_each_language_with_the_english_second_sentences(tmp_path, monkeypatch):
+    monkeypatch.setenv("XLINGUA_HOME", str(tmp_path / "home"))
+    from xlingua.meaning.dev import StsDev
+
+    root = tmp_path / "stsb_multi_mt"
+    root.mkdir()
+    rows = [("A man is running.", "A man runs.", "5.0"), ("A cat sleeps.", "A dog barks.", "0.5"),
+            ("Two kids play.", "Children are playing.", "4.0")]
+    (root / "stsb-en-dev.csv").write_text("".join(f"{a},{b},{s}\n" for a, b, s in rows))
+    (root / "stsb-de-dev.csv").write_text("".join(f"de {a},de {b},{s}\n" for a, b, s in rows))
+    signal = StsDev.from_benchmarks(HashEncoder(), data_dir=tmp_path)
+    assert sorted(signal.cross) == ["de-en"] and sorted(signal.mono) == ["de", "en"]
+    enc = HashEncoder()
+    a, b, gold = signal.cross["de-en"]
+    np.testing.assert_allclose(a, enc.encode(["de " + r[0] for r in rows]), atol=1e-6)
+    np.testing.assert_allclose(b, enc.encode([r[1] for r in rows]), atol=1e-6)
+    assert list(gold) == [5.0, 0.5, 4.0]
+    (root / "stsb-de-dev.csv").write_text("de x,de y,1.0\n")
+    with pytest.raises(ValueError, match="stsb_multi_mt de dev has 1 rows, English 3"):
+        StsDev.from_benchmarks(HashEncoder(), data_dir=tmp_path)

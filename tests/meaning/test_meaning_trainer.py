@@ -143,3 +143,32 @@ def test_a_killed_run_resumes_to_the_same_model(tmp_path):
     with pytest.raises(ValueError, match="holds a run with other settings or data"):
         train_meaning(src, tgt, langs, tmp_path / "cut", config=TrainConfig(lr=1e-3, select_on="qe-dev"),
                       dev={"qe-dev": rest}, show_progress=False)
+
+
+def test_a_run_from_before_a_setting_existed_resumes_with_its_default(tmp_path):
+    src, tgt, langs = _toy(n_per_lang=10)
+    cfg = TrainConfig(max_epochs=1, patience=5)
+    train_meaning(src, tgt, langs, tmp_path, config=cfg, show_progress=False)
+    state = torch.load(tmp_path / "state.pt", weights_only=True)
+    del state["identity"]["residual"]  # as written before the setting existed
+    torch.save(state, tmp_path / "state.pt")
+    log = train_meaning(src, tgt, langs, tmp_path, config=TrainConfig(max_epochs=2, patience=5), show_progress=False)
+    assert log["epochs"] == 2
+    with pytest.raises(ValueError, match="holds a run with other settings or data"):
+        train_meaning(src, tgt, langs, tmp_path, config=TrainConfig(max_epochs=3, residual=True), show_progress=False)
+
+
+def test_a_residual_model_starts_at_the_base_vectors_and_learns_away_from_them(tmp_path):
+    src, tgt, langs = _toy()
+    cfg = TrainConfig(lr=3e-3, batch_size=32, max_epochs=10, patience=10, hidden=32, residual=True)
+    train_meaning(src, tgt, langs, tmp_path, config=cfg, show_progress=False)
+    fresh = MeaningModel(MeaningModel.load(tmp_path / "model.pt").config)
+    e = torch.from_numpy(src)
+    assert torch.equal(fresh.meaning(e), e)  # before training: the base vector itself
+    model = MeaningModel.load(tmp_path / "model.pt")
+    assert model.config.residual
+    with torch.no_grad():
+        ms, mt = model.meaning(e), model.meaning(torch.from_numpy(tgt))
+    cos = torch.nn.functional.cosine_similarity
+    base_gap = cos(e, torch.from_numpy(tgt)).mean() - cos(e, torch.from_numpy(tgt).roll(7, 0)).mean()
+    assert cos(ms, mt).mean() - cos(ms, mt.roll(7, 0)).mean() > base_gap + 0.05

@@ -68,7 +68,7 @@ class MeaningEncoder(Encoder):
     def project(self, vectors: np.ndarray) -> np.ndarray:
         """Meaning vectors from base vectors (lets callers reuse cached base embeddings)."""
         with torch.no_grad():
-            m = self.model.mlp_m(torch.from_numpy(np.asarray(vectors, dtype=np.float32)))
+            m = self.model.meaning(torch.from_numpy(np.asarray(vectors, dtype=np.float32)))
             m = torch.nn.functional.normalize(m, dim=-1)
         return m.numpy()
 

@@ -15,6 +15,8 @@ class MeaningConfig:
     hidden: int = 0  # 0: same as dim
     base: str = ""  # name of the base encoder the MLPs were trained on
     base_fingerprint: str = ""
+    residual: bool = False  # meaning = e + MLP_M(e), MLP_M's last layer starting at zero
+
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -32,10 +34,19 @@ class MeaningModel(nn.Module):
         self.mlp_m = _mlp(config.dim, h, config.dim)
         self.mlp_l = _mlp(config.dim, h, config.dim)
         self.mlp_i = _mlp(config.dim, h, max(len(config.langs), 1))
+        if config.residual:
+            # Training starts from the base vectors themselves (and their graded similarity, which
+            # STS measures) and moves only as far as the losses ask.
+            nn.init.zeros_(self.mlp_m[2].weight)
+            nn.init.zeros_(self.mlp_m[2].bias)
+
+    def meaning(self, e: torch.Tensor) -> torch.Tensor:
+        m = self.mlp_m(e)
+        return e + m if self.config.residual else m
 
     def forward(self, e: torch.Tensor):
         """(meaning, language) parts of base vectors e."""
-        return self.mlp_m(e), self.mlp_l(e)
+        return self.meaning(e), self.mlp_l(e)
 
     def save(self, path) -> None:
         from xlingua.io import save_torch

@@ -40,13 +40,17 @@ def train(
     general_pairs: int = typer.Option(0, help="At most this many pairs of each --general source and language, "
                                       "a seeded sample (0 = all)."),
     select_on: str = typer.Option("qe-dev", help="What picks the epoch and stops training: qe-dev (WMT20 QE dev "
-                                  "Pearson, 6 pairs averaged), retrieval-dev (general-corpus dev slice) or "
-                                  "val-loss (the paper's validation loss). Never a test split."),
-    dev: str = typer.Option("qe-dev,retrieval-dev", help="Dev signals computed and logged every epoch "
+                                  "Pearson, 6 pairs averaged), retrieval-dev (general-corpus dev slice), "
+                                  "sts-dev (stsb_multi_mt dev, cross-lingual Spearman) or val-loss (the "
+                                  "paper's validation loss). Never a test split."),
+    dev: str = typer.Option("qe-dev,retrieval-dev,sts-dev", help="Dev signals computed and logged every epoch "
                             "(train_log.json history)."),
     language_weight: float = typer.Option(1.0, help="Weight of L_L in the loss (ablation)."),
     negative_weight: float = typer.Option(1.0, help="Weight of L_M's terms on random same-language "
                                           "sentences (ablation; 1 = the paper)."),
+    residual: bool = typer.Option(False, "--residual/--no-residual", help="Meaning vector = base vector + "
+                                  "MLP_M(base vector), starting at the base vector (keeps its graded "
+                                  "similarity; the paper: MLP_M alone)."),
 ):
     """Train MLP_M / MLP_L / MLP_I on cached base embeddings of parallel pairs (l10n, --extra,
     --general); model.pt is the epoch --select-on chose. Then use --model BASE+meaning:OUT anywhere."""
@@ -60,7 +64,7 @@ def train(
     cfg = TrainConfig(lr=lr, batch_size=batch_size, max_epochs=max_epochs, patience=patience,
                       use_meaning=meaning_loss, use_language=language_loss, seed=seed, hidden=hidden,
                       snapshot_every=snapshot_every, select_on=select_on, language_weight=language_weight,
-                      negative_weight=negative_weight)
+                      negative_weight=negative_weight, residual=residual)
     log = train_from_corpus(base, _items(langs), pairs, out, config=cfg, extra=_items(extra),
                             general=_items(general), general_langs=_items(general_langs),
                             general_pairs=general_pairs, dev=_items(dev))

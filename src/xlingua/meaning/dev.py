@@ -1,6 +1,7 @@
 """Dev signals that choose the epoch of a meaning model (and stop training): each is a callable
 on a MeaningModel returning {"mean": headline, <subset>: figure, ...}, computed on base vectors
-embedded once. Never a test split: WMT20 QE **dev** and the general corpus's held-out dev slice.
+embedded once. Never a test split: WMT20 QE **dev**, the general corpus's held-out dev slice and
+the STS Benchmark dev split machine-translated (stsb_multi_mt).
 
 The paper early-stops on the validation loss; here that loss keeps falling long after QE has
 peaked (docs/results.md), so the default is the QE dev Pearson.
@@ -9,16 +10,16 @@ from __future__ import annotations
 
 import numpy as np
 import torch
-from scipy.stats import pearsonr
+from scipy.stats import pearsonr, spearmanr
 
 from xlingua.similarity.cosine import paired_cosine
 
-SIGNALS = ("qe-dev", "retrieval-dev")
+SIGNALS = ("qe-dev", "retrieval-dev", "sts-dev")
 
 
 def _meaning(model, vectors: np.ndarray) -> np.ndarray:
     with torch.no_grad():
-        return model.mlp_m(torch.from_numpy(vectors)).numpy()
+        return model.meaning(torch.from_numpy(vectors)).numpy()
 
 
 class QEDev:
@@ -77,3 +78,47 @@ class RetrievalDev:
         out = {lang: float(np.mean(retrieval_accuracy(cosine_matrix(_meaning(model, a), _meaning(model, b)))))
                for lang, (a, b) in self.sets.items()}
         return {"mean": float(np.mean(list(out.values()))), **out}
+
+
+class StsDev:
+    """Spearman x100 of meaning cosines with the gold similarity on stsb_multi_mt **dev** (the STS
+    Benchmark dev split machine-translated; its rows line up across languages). "mean" averages
+    the cross-lingual pairs (first sentence in X, second in English), as STS2017-extended's
+    cross-lingual figure does; "mono" averages the same-language sets."""
+
+    def __init__(self, cross: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]],
+                 mono: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]):
+        if not cross:
+            raise ValueError("STS dev signal needs at least one cross-lingual pair")
+        as_arrays = lambda d: {k: (np.asarray(a, np.float32), np.asarray(b, np.float32), np.asarray(g, np.float64))
+                               for k, (a, b, g) in d.items()}
+        self.cross, self.mono = as_arrays(cross), as_arrays(mono)
+
+    @classmethod
+    def from_benchmarks(cls, encoder, data_dir=None, show_progress: bool = False) -> "StsDev":
+        from xlingua.data.benchmarks import read_stsb_multi_mt, stsb_multi_mt_langs
+        from xlingua.meaning.data import embed_cached
+
+        sets = {lang: read_stsb_multi_mt(lang, "dev", data_dir) for lang in stsb_multi_mt_langs(data_dir)}
+        if "en" not in sets:
+            raise ValueError("STS dev signal needs stsb_multi_mt's English dev file (stsb-en-dev.csv)")
+        en = sets["en"]
+        for lang, d in sets.items():
+            if len(d.s1) != len(en.s1):
+                raise ValueError(f"stsb_multi_mt {lang} dev has {len(d.s1)} rows, English {len(en.s1)}: "
+                                 "they must line up")
+        vec = {lang: (embed_cached(encoder, d.s1, show_progress=show_progress),
+                      embed_cached(encoder, d.s2, show_progress=show_progress)) for lang, d in sets.items()}
+        gold = np.asarray(en.score)
+        cross = {f"{lang}-en": (vec[lang][0], vec["en"][1], gold) for lang in sets if lang != "en"}
+        mono = {lang: (a, b, np.asarray(sets[lang].score)) for lang, (a, b) in vec.items()}
+        return cls(cross, mono)
+
+    def __call__(self, model) -> dict[str, float]:
+        rho = lambda a, b, g: 100 * float(spearmanr(paired_cosine(_meaning(model, a), _meaning(model, b)), g).statistic)
+        cross = {k: rho(*v) for k, v in self.cross.items()}
+        mono = {k: rho(*v) for k, v in self.mono.items()}
+        out = {"mean": float(np.mean(list(cross.values())))}
+        if mono:
+            out["mono"] = float(np.mean(list(mono.values())))
+        return {**out, **cross}

@@ -5,7 +5,8 @@ Adam (lr 1e-4), batch 512, patience 15, as in the paper. The paper early-stops o
 chosen, and training stopped, on a dev signal (`select_on`, xlingua.meaning.dev): the WMT20 QE
 dev Pearson or general-corpus dev retrieval. Every dev signal given is logged each epoch.
 `use_meaning` / `use_language` drop L_M / L_L (the paper's Table 6); `language_weight` and
-`negative_weight` scale L_L and L_M's negative terms (ablations of why STS drops).
+`negative_weight` scale L_L and L_M's negative terms, and `residual` starts the meaning vectors
+at the base vectors (ablations of why STS drops).
 """
 from __future__ import annotations
 
@@ -37,6 +38,7 @@ class TrainConfig:
     select_on: str = "val-loss"  # or the name of a dev signal given to train_meaning ("qe-dev", ...)
     language_weight: float = 1.0  # weight of L_L in the total loss
     negative_weight: float = 1.0  # weight of L_M's hinge terms on random same-language sentences
+    residual: bool = False  # meaning = e + MLP_M(e), starting from the base vectors
 
 
 class _SameLanguageSampler:
@@ -129,7 +131,8 @@ def train_meaning(src: np.ndarray, tgt: np.ndarray, src_langs: list[str], out_di
     val_idx, train_idx = perm[:n_val], perm[n_val:]
 
     model = MeaningModel(MeaningConfig(dim=src.shape[1], langs=langs, hidden=config.hidden,
-                                       base=base_name, base_fingerprint=base_fingerprint))
+                                       base=base_name, base_fingerprint=base_fingerprint,
+                                       residual=config.residual))
     objective = MeaningObjective(model, config.use_meaning, config.use_language,
                                  config.language_weight, config.negative_weight)
     opt = torch.optim.Adam(model.parameters(), lr=config.lr)
@@ -174,7 +177,9 @@ def train_meaning(src: np.ndarray, tgt: np.ndarray, src_langs: list[str], out_di
         identity.pop(k)
     if state_path.exists():
         state = torch.load(state_path, map_location="cpu", weights_only=True)
-        if state["identity"] != identity:
+        # A run from before a setting existed had that setting's default.
+        old = {**{k: v for k, v in asdict(TrainConfig()).items() if k in identity}, **state["identity"]}
+        if old != identity:
             raise ValueError(f"{out} holds a run with other settings or data (state.pt); "
                              f"give another --out or delete {state_path}")
         model.load_state_dict(state["model"])
@@ -258,7 +263,7 @@ def train_from_corpus(base: str, langs: list[str], pairs_per_lang: int, out_dir,
     from xlingua.data.benchmarks import MLQE_PAIRS
     from xlingua.encoders.loading import load_encoder
     from xlingua.meaning.data import Pairs, embed_cached, read_extra, read_general_pairs, read_l10n
-    from xlingua.meaning.dev import SIGNALS, QEDev, RetrievalDev
+    from xlingua.meaning.dev import SIGNALS, QEDev, RetrievalDev, StsDev
 
     config = config or TrainConfig()
     dev = list(dev if dev is not None else ([config.select_on] if config.select_on != "val-loss" else []))
@@ -290,6 +295,8 @@ def train_from_corpus(base: str, langs: list[str], pairs_per_lang: int, out_dir,
         signals["qe-dev"] = QEDev.from_benchmarks(encoder, qe_pairs or MLQE_PAIRS, data_dir, show_progress)
     if "retrieval-dev" in dev:
         signals["retrieval-dev"] = RetrievalDev.from_general(encoder, root=general_root, show_progress=show_progress)
+    if "sts-dev" in dev:
+        signals["sts-dev"] = StsDev.from_benchmarks(encoder, data_dir, show_progress)
     log = train_meaning(src, tgt, pairs.langs, out_dir, base_name=encoder.name,
                         base_fingerprint=encoder.fingerprint(), config=config, dev=signals,
                         show_progress=show_progress)
