@@ -17,7 +17,6 @@ class MeaningConfig:
     base_fingerprint: str = ""
     residual: bool = False  # meaning = e + MLP_M(e), MLP_M's last layer starting at zero
 
-
     def to_dict(self) -> dict:
         return asdict(self)
 

@@ -17,6 +17,15 @@ from xlingua.similarity.cosine import paired_cosine
 SIGNALS = ("qe-dev", "retrieval-dev", "sts-dev")
 
 
+ScoredSets = dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]
+
+
+def _scored(sets: ScoredSets) -> ScoredSets:
+    """(vectors a, vectors b, gold) per set, as float32 / float32 / float64 arrays."""
+    return {k: (np.asarray(a, np.float32), np.asarray(b, np.float32), np.asarray(g, np.float64))
+            for k, (a, b, g) in sets.items()}
+
+
 def _meaning(model, vectors: np.ndarray) -> np.ndarray:
     with torch.no_grad():
         return model.meaning(torch.from_numpy(vectors)).numpy()
@@ -26,11 +35,10 @@ class QEDev:
     """Pearson of cos(meaning(source), meaning(MT output)) with the DA z_mean on the WMT20 QE
     dev split of each pair; "mean" averages the pairs (as the test20 figure does)."""
 
-    def __init__(self, sets: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]):
+    def __init__(self, sets: ScoredSets):
         if not sets:
             raise ValueError("QE dev signal needs at least one language pair")
-        self.sets = {k: (np.asarray(a, np.float32), np.asarray(b, np.float32), np.asarray(z, np.float64))
-                     for k, (a, b, z) in sets.items()}
+        self.sets = _scored(sets)
 
     @classmethod
     def from_benchmarks(cls, encoder, pairs, data_dir=None, show_progress: bool = False) -> "QEDev":
@@ -86,13 +94,10 @@ class StsDev:
     the cross-lingual pairs (first sentence in X, second in English), as STS2017-extended's
     cross-lingual figure does; "mono" averages the same-language sets."""
 
-    def __init__(self, cross: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]],
-                 mono: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]):
+    def __init__(self, cross: ScoredSets, mono: ScoredSets):
         if not cross:
             raise ValueError("STS dev signal needs at least one cross-lingual pair")
-        as_arrays = lambda d: {k: (np.asarray(a, np.float32), np.asarray(b, np.float32), np.asarray(g, np.float64))
-                               for k, (a, b, g) in d.items()}
-        self.cross, self.mono = as_arrays(cross), as_arrays(mono)
+        self.cross, self.mono = _scored(cross), _scored(mono)
 
     @classmethod
     def from_benchmarks(cls, encoder, data_dir=None, show_progress: bool = False) -> "StsDev":
