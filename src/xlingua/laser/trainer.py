@@ -361,26 +361,6 @@ def _progress(total: int, done: int):
 
 def parse_settings(items: list[str]) -> dict:
     """['embed_dim=128', 'exclude_langs=af,eu'] -> typed LaserTrainConfig overrides."""
-    from dataclasses import fields
+    from xlingua.training.config import parse_settings as parse
 
-    types = {f.name: f for f in fields(LaserTrainConfig)}
-    defaults = LaserTrainConfig()
-    out = {}
-    for item in items:
-        name, eq, value = item.partition("=")
-        name = name.strip().replace("-", "_")
-        if not eq or name not in types:
-            raise ValueError(f"setting {item!r} is not NAME=VALUE with NAME one of {', '.join(types)}")
-        default = getattr(defaults, name)
-        try:
-            if isinstance(default, bool):
-                if value.lower() not in ("true", "false", "1", "0"):
-                    raise ValueError
-                out[name] = value.lower() in ("true", "1")
-            elif isinstance(default, list):
-                out[name] = [v.strip() for v in value.split(",") if v.strip()]
-            else:
-                out[name] = type(default)(value)
-        except ValueError:
-            raise ValueError(f"setting {item!r}: expected a {type(default).__name__}") from None
-    return out
+    return parse(LaserTrainConfig, items)

@@ -1,0 +1,120 @@
+"""A static encoder: one vector per token piece, a sentence vector is the mean of its pieces'
+vectors (their lengths carry each piece's weight), L2-normalized. No network runs, so it embeds
+one to two orders of magnitude faster than a transformer; built by `xlingua static` from a
+teacher's token vectors and trained on parallel pairs (xlingua.static).
+
+A directory holds `vectors.safetensors` (`vectors` (rows, dim), `token_ids` (rows,): the
+teacher tokenizer's id of each row; pieces without a row are skipped) and `static.json`
+(`tokenizer`: the name of a bundled model whose tokenizer it reads, e.g. "e5-small", or
+"local" for a tokenizer saved beside it). A shipped directory (manifest.json) is checked
+against its checksums before it loads; `load_encoder("static-small")` loads the one shipped in
+the package.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from functools import partial
+from pathlib import Path
+
+import numpy as np
+
+from xlingua.encoders.base import Encoder
+from xlingua.encoders.manifest import packaged_dir, verify
+from xlingua.encoders.registry import register_spec
+
+CONFIG = "static.json"
+VECTORS = "vectors.safetensors"
+
+
+def teacher_tokenizer(name: str, root: Path | None = None):
+    """The content tokenizer (no prefix) of a bundled model, or the one saved in `root`
+    ("local": an e5 tokenizer with its normalization map, else any transformers tokenizer)."""
+    from xlingua.encoders.tokenizer import NORMALIZATION_FILE, E5Tokenizer, HFTokenizer
+
+    if name != "local":
+        from xlingua.encoders.bundled import model_dir
+
+        root = model_dir(name)
+    elif not (root / NORMALIZATION_FILE).exists():
+        from transformers import AutoTokenizer
+
+        return HFTokenizer(AutoTokenizer.from_pretrained(str(root)), prefix="")
+    return E5Tokenizer.from_dir(root, prefix="")
+
+
+class StaticEncoder(Encoder):
+    def __init__(self, path: str | Path, name: str | None = None):
+        from safetensors.numpy import load_file
+
+        root = Path(path)
+        missing = [f for f in (CONFIG, VECTORS) if not (root / f).exists()]
+        if missing:
+            raise FileNotFoundError(f"{path} is not a static encoder directory: missing {', '.join(missing)}")
+        self.manifest = verify(root)
+        self.path = root
+        self.config = json.loads((root / CONFIG).read_text(encoding="utf-8"))
+        arrays = load_file(str(root / VECTORS))
+        self.vectors = arrays["vectors"].astype(np.float32)
+        self.tok = teacher_tokenizer(self.config["tokenizer"], root)
+        self.row = row_map(arrays["token_ids"], vocab_size(self.tok))
+        self.dim = int(self.vectors.shape[1])
+        self.name = name or f"static:{root.name}"
+
+    def _encode_batch(self, texts: list[str], lang: str | None) -> np.ndarray:
+        return pool(self.vectors, self.row, self.tok.content_ids(texts))
+
+    def encode(self, texts, lang=None, batch_size: int = 4096, show_progress: bool = False) -> np.ndarray:
+        # Cost is tokenization, not padding: large batches, any order.
+        return super().encode(texts, lang, batch_size=batch_size, show_progress=show_progress)
+
+    def fingerprint(self) -> str:
+        h = hashlib.sha256((self.path / VECTORS).read_bytes())
+        h.update((self.path / CONFIG).read_bytes())
+        return f"static-{h.hexdigest()[:16]}"
+
+
+def vocab_size(tok) -> int:
+    """Ids a tokenizer can produce (a transformers tokenizer's added tokens included)."""
+    return len(tok.tokenizer.get_vocab()) if tok.kind == "hf" else tok.tokenizer.get_vocab_size()
+
+
+def row_map(token_ids: np.ndarray, vocab_size: int) -> np.ndarray:
+    """(vocab_size,) row of each tokenizer id, -1 for a piece without a vector."""
+    row = np.full(vocab_size, -1, dtype=np.int64)
+    row[np.asarray(token_ids, dtype=np.int64)] = np.arange(len(token_ids))
+    return row
+
+
+def pool(vectors: np.ndarray, row: np.ndarray, ids: list[list[int]]) -> np.ndarray:
+    """Unit mean of each text's known pieces' vectors; a text with none gets the zero vector."""
+    from scipy.sparse import csr_matrix
+
+    flat = np.fromiter((i for s in ids for i in s), dtype=np.int64)
+    rows = row[flat]
+    keep = rows >= 0
+    counts = np.fromiter((len(s) for s in ids), dtype=np.int64, count=len(ids))
+    ends = np.cumsum(counts)
+    indptr = np.r_[0, np.cumsum(keep)][np.r_[0, ends]]  # known pieces before each text's end
+    sums = csr_matrix((np.ones(int(indptr[-1]), dtype=np.float32), rows[keep], indptr),
+                      shape=(len(ids), len(vectors))) @ vectors
+    sums = np.asarray(sums, dtype=np.float32)
+    norms = np.linalg.norm(sums, axis=1, keepdims=True)
+    return sums / np.maximum(norms, 1e-12)
+
+
+PACKAGED = ("static-small",)
+
+
+@register_spec("static:PATH", "a static encoder (token vectors, mean-pooled) built by `xlingua static`")
+def _static(path: str, **options) -> StaticEncoder:
+    return StaticEncoder(path, **options)
+
+
+def _packaged(name: str, **options) -> StaticEncoder:
+    return StaticEncoder(packaged_dir(name, "`xlingua static ship`"), name=name, **options)
+
+
+for _name in PACKAGED:
+    register_spec(_name, "static token vectors from bundled's teacher, trained on parallel pairs, shipped inside "
+                         "the package (checksum-verified): a fast first pass over huge corpora")(partial(_packaged, _name))

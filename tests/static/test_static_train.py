@@ -1,0 +1,117 @@
+"""Training a static encoder: batches without repeated English, the teacher's piece vectors,
+SIF weights, learning on toy pairs, exact resume and the refusal of changed settings."""
+import random
+
+import numpy as np
+import pytest
+import torch
+
+from xlingua.data.general import Pair
+from xlingua.static.pieces import sif_weights, start_vectors, teacher_piece_vectors
+from xlingua.static.train import Schedule, StaticConfig, to_rows, train, unique_batches
+from tests.training.conftest import PAIRS, make_tiny_model_dir
+
+
+@pytest.fixture(scope="module")
+def teacher_dir(tmp_path_factory):
+    return str(make_tiny_model_dir(tmp_path_factory.mktemp("static_teacher")))
+
+
+def _pairs():
+    return [Pair("de", de, en, "toy") for en, de in PAIRS]
+
+
+def test_unique_batches_cover_every_pair_once_without_repeated_english():
+    english = np.array([0, 0, 0, 1, 1, 2, 3, 4, 5, 5])
+    batches = unique_batches(english, 4, random.Random(0))
+    seen = np.concatenate(batches)
+    assert sorted(seen.tolist()) == list(range(10))
+    for b in batches:
+        assert len(b) <= 4 and len(set(english[b].tolist())) == len(b)
+
+
+def test_schedule_is_a_function_of_the_step():
+    english = np.arange(50) % 7
+    a, b = Schedule(english, 5, seed=3), Schedule(english, 5, seed=3)
+    late = [b(s).tolist() for s in (40, 3, 17)]  # another order, other passes in between
+    assert [a(s).tolist() for s in (40, 3, 17)] == late
+    assert a(0).tolist() != Schedule(english, 5, seed=4)(0).tolist()
+
+
+def test_to_rows_leaves_out_pieces_without_a_row():
+    row = np.array([-1, 0, 1, -1, 2])
+    texts = to_rows([[1, 2, 3], [], [0, 3], [4, 4]], row)
+    assert texts.offsets.tolist() == [0, 2, 2, 2, 4]
+    assert texts.flat.tolist() == [0, 1, 2, 2]
+
+
+def test_sif_weight_is_a_over_a_plus_frequency():
+    assert np.allclose(sif_weights(np.array([1, 3]), a=0.25), [0.25 / 0.5, 0.25 / 1.0])
+
+
+def test_start_vectors_scale_each_piece_by_its_weight():
+    rng = np.random.default_rng(0)
+    teacher = rng.standard_normal((6, 4))
+    counts = np.array([1, 1, 1, 1, 1, 95])
+    v = start_vectors(teacher, counts, dim=3, sif=0.01)
+    plain = start_vectors(teacher, counts, dim=3, sif=1e9)  # every weight ~1
+    ratio = np.linalg.norm(v, axis=1) / np.linalg.norm(plain, axis=1)
+    assert v.shape == (6, 3)
+    assert np.allclose(ratio, sif_weights(counts, 0.01), rtol=1e-4)
+
+
+def test_piece_vector_is_the_teachers_output_for_the_piece_alone(teacher_dir):
+    from xlingua.encoders.loading import load_encoder
+
+    enc = load_encoder(teacher_dir)
+    cat = enc.tokenizer.content_ids(["cat"])[0][0]
+    got = teacher_piece_vectors(enc, np.array([cat, cat + 1]), show_progress=False)
+    batch = enc._pad([enc.tokenizer.wrap([cat])])
+    with torch.no_grad():
+        want = enc._pooled(batch, None, normalize=False)[0].numpy()
+    assert np.allclose(got[0], want, atol=1e-5)
+    assert not np.allclose(got[0], got[1])
+
+
+def _config(teacher_dir, **kw):
+    base = dict(teacher=teacher_dir, dim=8, min_count=1, batch_size=8, lr=0.05, max_steps=40, dev_every=20,
+                checkpoint_minutes=1000.0, scale=10.0)
+    return StaticConfig(**{**base, **kw})
+
+
+def test_training_learns_the_toy_pairs_and_writes_a_static_encoder(teacher_dir, tmp_path):
+    import json
+
+    from xlingua.encoders.static import StaticEncoder
+
+    pairs = _pairs()
+    result = train(_config(teacher_dir, max_steps=80), tmp_path / "run", show_progress=False, pairs=pairs, dev=pairs)
+    log = [json.loads(l) for l in (tmp_path / "run" / "log.jsonl").read_text().splitlines()]
+    devs = [r["dev"] for r in log if "dev" in r]
+    assert devs[-1] > devs[0] and result["best_dev"] >= 75.0
+    enc = StaticEncoder(tmp_path / "run" / "model")
+    assert enc.dim == 8
+    x = enc.encode([p.text for p in pairs])
+    y = enc.encode([p.english for p in pairs])
+    assert float(np.mean((x @ y.T).argmax(1) == np.arange(len(pairs)))) >= 0.75
+
+
+def test_resumed_run_ends_where_an_uninterrupted_one_does(teacher_dir, tmp_path):
+    from safetensors.numpy import load_file
+
+    pairs = _pairs()
+    train(_config(teacher_dir, max_steps=40), tmp_path / "whole", show_progress=False, pairs=pairs, dev=pairs)
+    train(_config(teacher_dir, max_steps=20), tmp_path / "cut", show_progress=False, pairs=pairs, dev=pairs)
+    train(_config(teacher_dir, max_steps=40), tmp_path / "cut", show_progress=False, pairs=pairs, dev=pairs)
+    whole = torch.load(tmp_path / "whole" / "state.pt", weights_only=False)
+    cut = torch.load(tmp_path / "cut" / "state.pt", weights_only=False)
+    assert cut["step"] == whole["step"] == 40
+    assert torch.allclose(cut["model"]["weight"], whole["model"]["weight"], atol=1e-6)
+    assert load_file(str(tmp_path / "cut" / "model" / "vectors.safetensors"))["vectors"].shape[1] == 8
+
+
+def test_resume_refuses_a_changed_setting(teacher_dir, tmp_path):
+    pairs = _pairs()
+    train(_config(teacher_dir, max_steps=5), tmp_path / "run", show_progress=False, pairs=pairs, dev=pairs)
+    with pytest.raises(ValueError, match="other dim"):
+        train(_config(teacher_dir, max_steps=10, dim=4), tmp_path / "run", show_progress=False, pairs=pairs, dev=pairs)
