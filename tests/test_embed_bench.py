@@ -1,6 +1,8 @@
 """`xlingua bench embed` on a tiny model: a bf16 path timed against its own fp32 reference."""
 import json
 
+import pytest
+
 from tests.encoders.test_hf_encoder import TEXTS, tiny_dir  # noqa: F401  (fixture)
 from xlingua import embed_bench
 
@@ -18,7 +20,8 @@ def test_bench_times_bf16_dir_against_its_fp32_reference(tiny_dir, tmp_path, mon
     assert json.loads((tmp_path / "embed_bench.json").read_text())["reference"] == str(tiny_dir)
 
 
-def test_another_model_of_the_same_size_gets_no_cosine(tiny_dir, tmp_path, monkeypatch):  # noqa: F811
+@pytest.mark.parametrize("spec", ["laser:student", "laser-small", "static:run/model", "static-small"])
+def test_another_model_of_the_same_size_gets_no_cosine(spec, tiny_dir, tmp_path, monkeypatch):  # noqa: F811
     import numpy as np
 
     from xlingua.encoders.base import Encoder
@@ -36,9 +39,9 @@ def test_another_model_of_the_same_size_gets_no_cosine(tiny_dir, tmp_path, monke
             return "student"
 
     real_load = embed_bench._load
-    monkeypatch.setattr(embed_bench, "_load", lambda spec: SameSize() if spec == "laser:student" else real_load(spec))
+    monkeypatch.setattr(embed_bench, "_load", lambda s: SameSize() if s == spec else real_load(s))
     monkeypatch.setattr(embed_bench, "sample_sentences", lambda n, seed: (TEXTS * 4)[:n])
-    report = embed_bench.run_bench(n=8, rounds=2, paths=["laser:student"], out_dir=tmp_path, reference=str(tiny_dir))
+    report = embed_bench.run_bench(n=8, rounds=2, paths=[spec], out_dir=tmp_path, reference=str(tiny_dir))
     rows = {r["path"]: r for r in report["rows"]}
-    assert rows["laser:student"]["cosine_mean"] is None and rows["laser:student"]["sentences_per_s"] > 0
+    assert rows[spec]["cosine_mean"] is None and rows[spec]["sentences_per_s"] > 0
     assert rows[str(tiny_dir)]["cosine_min"] == 1.0
