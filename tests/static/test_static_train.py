@@ -115,3 +115,16 @@ def test_resume_refuses_a_changed_setting(teacher_dir, tmp_path):
     train(_config(teacher_dir, max_steps=5), tmp_path / "run", show_progress=False, pairs=pairs, dev=pairs)
     with pytest.raises(ValueError, match="other dim"):
         train(_config(teacher_dir, max_steps=10, dim=4), tmp_path / "run", show_progress=False, pairs=pairs, dev=pairs)
+
+
+def test_schedule_follows_passes_of_different_lengths():
+    english = np.array([0, 0, 0, 1, 2])  # passes of 3 or 4 batches of 2, by the shuffle
+    sched = Schedule(english, 2, seed=0)
+    steps = [sched(s) for s in range(30)]
+    lengths = np.diff(sched.starts)
+    assert len(set(lengths.tolist())) > 1
+    for p in range(len(lengths) - 1):  # every pass shows every pair exactly once
+        seen = np.concatenate(steps[sched.starts[p]:sched.starts[p + 1]])
+        assert sorted(seen.tolist()) == [0, 1, 2, 3, 4]
+    fresh = Schedule(english, 2, seed=0)
+    assert [fresh(s).tolist() for s in (29, 0, 17)] == [steps[s].tolist() for s in (29, 0, 17)]

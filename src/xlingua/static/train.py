@@ -99,12 +99,13 @@ def unique_batches(english: np.ndarray, batch_size: int, rng: random.Random) -> 
 
 class Schedule:
     """step -> batch of pair indices: pass p is unique_batches with seed (seed, p), so a resumed
-    run sees exactly the batches of an uninterrupted one."""
+    run sees exactly the batches of an uninterrupted one. Passes differ in length (pairs that
+    wait for a batch without their English), so the step where each starts is counted."""
 
     def __init__(self, english: np.ndarray, batch_size: int, seed: int):
         self.english, self.batch_size, self.seed = english, batch_size, seed
         self._pass: tuple[int, list] | None = None
-        self.per_pass = len(self._batches(0))
+        self.starts = [0, len(self._batches(0))]  # starts[p]: the first step of pass p
 
     def _batches(self, p: int) -> list[np.ndarray]:
         if self._pass is None or self._pass[0] != p:
@@ -112,7 +113,10 @@ class Schedule:
         return self._pass[1]
 
     def __call__(self, step: int) -> np.ndarray:
-        return self._batches(step // self.per_pass)[step % self.per_pass]
+        while step >= self.starts[-1]:
+            self.starts.append(self.starts[-1] + len(self._batches(len(self.starts) - 1)))
+        p = int(np.searchsorted(self.starts, step, side="right")) - 1
+        return self._batches(p)[step - self.starts[p]]
 
 
 class StaticModel:
