@@ -60,3 +60,17 @@ def test_shipped_copy_reproduces_recorded_vectors_and_refuses_corruption(model_d
 def test_not_a_static_directory_is_named(tmp_path):
     with pytest.raises(FileNotFoundError, match="not a static encoder directory: missing static.json, vectors.safetensors"):
         StaticEncoder(tmp_path)
+
+
+def test_int8_copy_stores_a_byte_per_value_and_keeps_the_vectors(model_dir, tmp_path):
+    from safetensors.numpy import load_file
+
+    ship(model_dir, tmp_path / "f16")
+    manifest = ship(model_dir, tmp_path / "i8", dtype="int8")
+    a, b = StaticEncoder(tmp_path / "f16"), StaticEncoder(tmp_path / "i8")
+    stored = load_file(str(tmp_path / "i8" / "vectors.safetensors"))
+    assert manifest["dtype"] == "int8" and stored["vectors"].dtype == np.int8 and stored["scales"].shape == (50,)
+    assert np.abs(b.vectors - a.vectors).max() <= np.abs(a.vectors).max(axis=1).max() / 254 + 1e-6
+    texts = ["the red cat", "a big dog runs", "der hund"]
+    assert (a.encode(texts) * b.encode(texts)).sum(1).min() > 0.999
+    assert check_probes(b, manifest) < 1e-6

@@ -3,8 +3,9 @@ vectors (their lengths carry each piece's weight), L2-normalized. No network run
 one to two orders of magnitude faster than a transformer; built by `xlingua static` from a
 teacher's token vectors and trained on parallel pairs (xlingua.static).
 
-A directory holds `vectors.safetensors` (`vectors` (rows, dim), `token_ids` (rows,): the
-teacher tokenizer's id of each row; pieces without a row are skipped) and `static.json`
+A directory holds `vectors.safetensors` (`vectors` (rows, dim), float16/32 or int8 with
+`scales` (rows,); `token_ids` (rows,): the teacher tokenizer's id of each row; pieces without
+a row are skipped) and `static.json`
 (`tokenizer`: the name of a bundled model whose tokenizer it reads, e.g. "e5-small", or
 "local" for a tokenizer saved beside it). A shipped directory (manifest.json) is checked
 against its checksums before it loads; `load_encoder("static-small")` loads the one shipped in
@@ -55,7 +56,7 @@ class StaticEncoder(Encoder):
         self.path = root
         self.config = json.loads((root / CONFIG).read_text(encoding="utf-8"))
         arrays = load_file(str(root / VECTORS))
-        self.vectors = arrays["vectors"].astype(np.float32)
+        self.vectors = read_vectors(arrays)
         self.tok = teacher_tokenizer(self.config["tokenizer"], root)
         self.row = row_map(arrays["token_ids"], vocab_size(self.tok))
         self.dim = int(self.vectors.shape[1])
@@ -72,6 +73,20 @@ class StaticEncoder(Encoder):
         h = hashlib.sha256((self.path / VECTORS).read_bytes())
         h.update((self.path / CONFIG).read_bytes())
         return f"static-{h.hexdigest()[:16]}"
+
+
+def read_vectors(arrays: dict) -> np.ndarray:
+    """float32 rows: stored as float16/32, or as int8 with a float32 scale per row."""
+    vectors = arrays["vectors"].astype(np.float32)
+    if "scales" in arrays:
+        vectors *= arrays["scales"][:, None]
+    return vectors
+
+
+def quantize_int8(vectors: np.ndarray) -> dict:
+    """{"vectors": int8 rows, "scales": float32 per row}: each row's largest |value| maps to 127."""
+    scales = np.maximum(np.abs(vectors).max(axis=1), 1e-12).astype(np.float32) / 127.0
+    return {"vectors": np.round(vectors / scales[:, None]).astype(np.int8), "scales": scales}
 
 
 def vocab_size(tok) -> int:

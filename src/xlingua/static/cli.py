@@ -36,11 +36,12 @@ def train_command(
 def ship_command(
     run: Path = typer.Argument(..., help="A `static train` run directory (its model/) or a static encoder directory."),
     out: Path = typer.Option(..., "--out", "-o", help="New directory in the shipping format (e.g. src/xlingua/models/static-small)."),
+    dtype: str = typer.Option("float16", help="Stored vectors: float16 | int8 (a scale per row; half the size)."),
 ):
     """Write the model with its checksums, fingerprint and probe vectors (manifest.json)."""
     from xlingua.static.ship import ship
 
-    manifest = ship(run, out)
+    manifest = ship(run, out, dtype)
     size = sum((out / name).stat().st_size for name in manifest["files"])
     typer.echo(f"wrote {out}: {manifest['rows']:,} x {manifest['dim']}, {size / 1e6:.1f} MB, "
                f"fingerprint {manifest['fingerprint']}")

@@ -8,16 +8,22 @@ import os
 import shutil
 from pathlib import Path
 
+import numpy as np
+from safetensors.numpy import load_file, save_file
+
 from xlingua.encoders.manifest import FORMAT, MANIFEST, PROBES, file_records, probe_record
-from xlingua.encoders.static import CONFIG, VECTORS, StaticEncoder
+from xlingua.encoders.static import CONFIG, VECTORS, StaticEncoder, quantize_int8
 from xlingua.io import atomic_dir, write_json
 
-def ship(run: str | os.PathLike, out: str | os.PathLike) -> dict:
+def ship(run: str | os.PathLike, out: str | os.PathLike, dtype: str = "float16") -> dict:
     """Write the dev-chosen model of a `xlingua static train` run (RUN/model, or a static
-    encoder directory) to `out`; `out` appears complete or not at all."""
+    encoder directory) to `out`, its vectors as `dtype` (float16, or int8 with a scale per row:
+    half the size); `out` appears complete or not at all."""
     run = Path(run)
     source = run / "model" if (run / "model" / VECTORS).exists() else run
-    StaticEncoder(source)  # refuses what is not a static encoder
+    if dtype not in ("float16", "int8"):
+        raise ValueError(f"dtype must be float16 or int8, got {dtype!r}")
+    original = StaticEncoder(source)  # refuses what is not a static encoder
     out = Path(out)
     if out.exists():
         raise FileExistsError(f"{out} exists; remove it or choose another --out")
@@ -25,6 +31,9 @@ def ship(run: str | os.PathLike, out: str | os.PathLike) -> dict:
     with atomic_dir(out, replace=False) as tmp:
         for name in files:
             shutil.copyfile(source / name, tmp / name)
+        arrays = load_file(str(source / VECTORS))
+        stored = quantize_int8(original.vectors) if dtype == "int8" else {"vectors": original.vectors.astype(np.float16)}
+        save_file({**stored, "token_ids": arrays["token_ids"]}, str(tmp / VECTORS))
         shipped = StaticEncoder(tmp)
         config = run / "config.json"
         manifest = {
@@ -33,6 +42,7 @@ def ship(run: str | os.PathLike, out: str | os.PathLike) -> dict:
             "fingerprint": shipped.fingerprint(),
             "dim": shipped.dim,
             "rows": int(shipped.vectors.shape[0]),
+            "dtype": dtype,
             "probes": probe_record(shipped.encode(list(PROBES))),
             "source": {"model": json.loads((source / CONFIG).read_text(encoding="utf-8")),
                        "train_config": json.loads(config.read_text(encoding="utf-8")) if config.exists() else None},
