@@ -124,6 +124,10 @@ def test_pairs_pad_both_and_exclusion(tmp_path, toy_shared):
     assert dropped == 2 and [(a.tolist(), b.tolist(), e, l) for a, b, e, l in kept] == [
         ([97, 98, 99], [97, 98], "ab", "de"), ([98, 97], [97, 98], "ab", "fr")]
     assert kept[0][1] is kept[1][1]  # one array per distinct English sentence
+    kept, dropped = encode_pairs(Pieces(), [("abcdef", "a", "de"), ("x", "abcdefg", "fr"), ("", "a", "de")], 4,
+                                 truncate=True)
+    assert dropped == 1 and [(a.tolist(), b.tolist()) for a, b, _, _ in kept] == [
+        ([97, 98, 99, 100], [97]), ([120], [97, 98, 99, 100])]
 
 
 def test_unknown_objective_and_bad_settings_are_refused_up_front():
@@ -172,3 +176,17 @@ def test_checkpoint_without_a_later_setting_resumes_with_its_default(tmp_path, t
     assert train_laser(_cfg(max_steps=6), tmp_path / "run", **kw)["steps"] == 6
     with pytest.raises(Exception, match="center_teacher: False -> True"):
         train_laser(_cfg(max_steps=8, center_teacher=True), tmp_path / "run", **kw)
+
+
+def test_checkpoint_from_before_truncation_keeps_dropping_long_pairs(tmp_path, toy_shared):
+    kw = dict(show_progress=False, teacher_encoder=ToyTeacher(), teacher_cache=tmp_path / "cache")
+    train_laser(_cfg(max_steps=4, max_len=6), tmp_path / "run", **kw)
+    path = tmp_path / "run" / "checkpoint.pt"
+    saved = torch.load(path, weights_only=False)
+    del saved["train_config"]["truncate"]  # as written when long pairs were dropped
+    torch.save(saved, path)
+    log = train_laser(_cfg(max_steps=6, max_len=6), tmp_path / "run", **kw)
+    fresh = train_laser(_cfg(max_steps=2, max_len=6), tmp_path / "new", **kw)
+    assert log["steps"] == 6 and log["train_config"]["truncate"] is False
+    assert fresh["train_config"]["truncate"] is True
+    assert log["dropped_over_max_len"] > fresh["dropped_over_max_len"] == 0

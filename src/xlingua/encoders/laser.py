@@ -1,6 +1,8 @@
 """A BiLSTM LASER encoder trained by `xlingua laser train`: `load_encoder("laser:DIR")`.
 
-DIR holds encoder.pt and spm.model (`laser:DIR/encoder_step400.pt` loads a snapshot of DIR).
+DIR holds encoder.pt and its vocabulary: spm.model, or for a student started from a static
+encoder's pieces static.json and pieces.safetensors (xlingua.encoders.static.StaticPieces)
+(`laser:DIR/encoder_step400.pt` loads a snapshot of DIR).
 Vectors are the max-pooled BiLSTM states, projected to the teacher's size for a distilled
 student (not normalized; use cosine). Inputs are never truncated: the LSTM reads any length.
 A shipped directory (with manifest.json, see xlingua.encoders.manifest) is checked against its
@@ -28,7 +30,8 @@ class LaserEncoder(Encoder):
         root, weights = Path(path), "encoder.pt"
         if root.suffix == ".pt":
             root, weights = root.parent, root.name
-        missing = [f for f in (weights, "spm.model") if not (root / f).exists()]
+        self.vocab_files = vocab_files(root)
+        missing = [f for f in (weights, *self.vocab_files) if not (root / f).exists()]
         if missing:
             raise FileNotFoundError(f"{path} is not a LASER model directory: missing {', '.join(missing)}")
         self.manifest = verify(root)
@@ -38,7 +41,7 @@ class LaserEncoder(Encoder):
         self.net = BiLSTMEncoder(self.config)
         self.net.load_state_dict(blob["state"])
         self.net.eval()
-        self.sp = load_vocab(root / "spm.model")
+        self.sp = load_vocabulary(root)
         if threads:
             torch.set_num_threads(threads)
         self.path = root
@@ -52,8 +55,33 @@ class LaserEncoder(Encoder):
 
     def fingerprint(self) -> str:
         h = hashlib.sha256(self.weights.read_bytes())
-        h.update((self.path / "spm.model").read_bytes())
+        for name in self.vocab_files:
+            h.update((self.path / name).read_bytes())
         return f"laser-{h.hexdigest()[:16]}"
+
+
+def vocab_files(root: Path) -> tuple[str, ...]:
+    """The vocabulary files of a LASER directory."""
+    import json
+
+    from xlingua.encoders.static import CONFIG, PIECES
+
+    if not (root / PIECES).exists():
+        return ("spm.model",)
+    files = (CONFIG, PIECES)
+    if json.loads((root / CONFIG).read_text(encoding="utf-8")).get("tokenizer") == "local":
+        files += tuple(sorted(f.name for f in root.iterdir() if f.name.startswith(("tokenizer", "special_tokens",
+                                                                                     "vocab", "xlingua_normalization"))))
+    return files
+
+
+def load_vocabulary(root: Path):
+    """SentencePiece, or a static encoder's pieces: both `.encode(texts)` and `.get_piece_size()`."""
+    if vocab_files(root) == ("spm.model",):
+        return load_vocab(root / "spm.model")
+    from xlingua.encoders.static import StaticPieces
+
+    return StaticPieces(root)
 
 
 PACKAGED = ("laser-small",)  # BiLSTM students shipped in xlingua/models/

@@ -26,6 +26,7 @@ from xlingua.encoders.registry import register_spec
 
 CONFIG = "static.json"
 VECTORS = "vectors.safetensors"
+PIECES = "pieces.safetensors"  # the token ids alone: a LASER student on a static encoder's pieces
 
 
 def teacher_tokenizer(name: str, root: Path | None = None):
@@ -116,6 +117,48 @@ def pool(vectors: np.ndarray, row: np.ndarray, ids: list[list[int]]) -> np.ndarr
     sums = np.asarray(sums, dtype=np.float32)
     norms = np.linalg.norm(sums, axis=1, keepdims=True)
     return sums / np.maximum(norms, 1e-12)
+
+
+class StaticPieces:
+    """A static encoder's pieces as the vocabulary of a LASER student (`laser train --init
+    static:DIR`): ids 0-3 are PAD UNK BOS EOS (encoders.laser_vocab), row r of the static
+    vectors is id r + 4, a piece without a row is UNK. A directory with PIECES and CONFIG (and
+    a local tokenizer's files) holds it."""
+
+    SPECIAL = 4
+
+    def __init__(self, root: str | Path):
+        from safetensors.numpy import load_file
+
+        root = Path(root)
+        config = json.loads((root / CONFIG).read_text(encoding="utf-8"))
+        source = root / PIECES if (root / PIECES).exists() else root / VECTORS
+        self.token_ids = load_file(str(source))["token_ids"]
+        self.tok = teacher_tokenizer(config["tokenizer"], root)
+        self.row = row_map(self.token_ids, vocab_size(self.tok))
+
+    def encode(self, texts: list[str]) -> list[list[int]]:
+        from xlingua.encoders.laser_vocab import UNK
+
+        out = []
+        for ids in self.tok.content_ids(list(texts)):
+            rows = self.row[np.asarray(ids, dtype=np.int64)]
+            out.append(np.where(rows >= 0, rows + self.SPECIAL, UNK).tolist())
+        return out
+
+    def get_piece_size(self) -> int:
+        return len(self.token_ids) + self.SPECIAL
+
+    def save(self, out_dir: Path, source: Path) -> None:
+        """PIECES and CONFIG (and a local tokenizer's files, copied from `source`) into out_dir."""
+        import shutil
+
+        from safetensors.numpy import save_file
+
+        for f in source.iterdir():
+            if f.is_file() and f.name not in (VECTORS, "manifest.json"):
+                shutil.copyfile(f, out_dir / f.name)
+        save_file({"token_ids": np.asarray(self.token_ids, dtype=np.int32)}, str(out_dir / PIECES))
 
 
 PACKAGED = ("static-small",)

@@ -43,7 +43,12 @@ def train(
     dev_langs: str = typer.Option("ar,de,el,es,et,fi,fr,hi,ja,ko,ne,ro,ru,si,sw,ta,th,tr,vi,zh",
                                   help="distill: general dev languages scored at the end ('' = none)."),
     vocab_size: int = typer.Option(8000),
-    max_len: int = typer.Option(64, help="Pieces; longer pairs are left out of training (counted in the log)."),
+    max_len: int = typer.Option(64, help="Pieces; distill cuts a longer side to its first max-len pieces (see "
+                                "--truncate), translation leaves such pairs out (counted in the log)."),
+    truncate: bool = typer.Option(True, "--truncate/--no-truncate", help="distill: cut long sides instead of "
+                                  "dropping their pairs (a run started before this setting keeps dropping them)."),
+    init: str = typer.Option("", help="distill: static:DIR starts from a static encoder (`xlingua static train`): "
+                             "its pieces are the vocabulary and its vectors the embedding (set --embed-dim to their size)."),
     layers: int = typer.Option(1, help="BiLSTM layers (paper: 5)."),
     hidden: int = typer.Option(256, help="BiLSTM units per direction (paper: 512)."),
     embed_dim: int = typer.Option(256),
@@ -77,7 +82,7 @@ def train(
         stsb_langs=_list(",".join(STSB_LANGS) if stsb_langs is None else stsb_langs) if distill else [],
         exclude_langs=_list(exclude_langs), teacher=teacher, metric=metric, center_teacher=center_teacher, batch_size=batch_size,
         temperature=temperature, dev_langs=_list(dev_langs) if distill else [], vocab_size=vocab_size,
-        max_len=max_len, layers=layers, hidden=hidden, embed_dim=embed_dim, dec_hidden=dec_hidden,
+        max_len=max_len, truncate=truncate, init=init, layers=layers, hidden=hidden, embed_dim=embed_dim, dec_hidden=dec_hidden,
         max_tokens=max_tokens, lr=lr, max_steps=max_steps, max_minutes=max_minutes,
         checkpoint_every=checkpoint_every, snapshot_every=snapshot_every, seed=seed)
     log = train_laser(cfg, out, resume=resume)

@@ -88,19 +88,28 @@ class DistillSet:
                 "languages": len(counts), "pairs_per_language": dict(sorted(counts.items()))}
 
 
-def encode_pairs(sp, pairs, max_len: int, chunk: int = 65536) -> tuple[list[tuple], int]:
-    """(xx ids, English ids, English text, lang) of each pair; pairs with a side over max_len
-    pieces (or empty) are dropped and counted. Ids are int32 arrays, each English sentence
+def encode_pairs(sp, pairs, max_len: int, truncate: bool = False, chunk: int = 65536) -> tuple[list[tuple], int]:
+    """(xx ids, English ids, English text, lang) of each pair; a side over max_len pieces is cut
+    to its first max_len with `truncate`, else the pair is dropped; pairs with an empty side are
+    dropped. Returns the pairs and the number dropped. Ids are int32 arrays, each English sentence
     tokenized once and its array shared by all its pairs (NTREX's English has 128 translations):
     a million pairs then take a fraction of the memory of lists of ints."""
     def encode(texts):
         for i in range(0, len(texts), chunk):
             yield from (np.asarray(ids, dtype=np.int32) for ids in sp.encode(texts[i:i + chunk]))
 
+    def fit(ids):  # a side within max_len, or None: the pair is dropped
+        if len(ids) > max_len:
+            return ids[:max_len] if truncate else None
+        return ids if len(ids) else None
+
     english = sorted({p[1] for p in pairs})
-    en_ids = dict(zip(english, encode(english)))
-    keep = [(a, en_ids[p[1]], p[1], p[2]) for a, p in zip(encode([p[0] for p in pairs]), pairs)
-            if 0 < len(a) <= max_len and 0 < len(en_ids[p[1]]) <= max_len]
+    en_ids = {e: fit(ids) for e, ids in zip(english, encode(english))}
+    keep = []
+    for a, p in zip(encode([p[0] for p in pairs]), pairs):
+        a, e = fit(a), en_ids[p[1]]
+        if a is not None and e is not None:
+            keep.append((a, e, p[1], p[2]))
     return keep, len(pairs) - len(keep)
 
 

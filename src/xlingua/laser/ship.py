@@ -1,4 +1,5 @@
-"""The shipping format of a trained LASER encoder: a directory holding encoder.pt, spm.model
+"""The shipping format of a trained LASER encoder: a directory holding encoder.pt, its vocabulary
+(spm.model, or static.json and pieces.safetensors)
 and manifest.json (xlingua.encoders.manifest: checksums, sizes, fingerprint, probe vectors,
 where the model came from). Loading a shipped directory checks the files first.
 
@@ -15,7 +16,6 @@ from pathlib import Path
 from xlingua.encoders.manifest import FORMAT, MANIFEST, PROBES, file_records, probe_record
 from xlingua.io import atomic_dir, write_json
 
-FILES = ("encoder.pt", "spm.model")
 
 
 def ship(source: str | os.PathLike, out: str | os.PathLike, info: dict | None = None) -> dict:
@@ -29,13 +29,14 @@ def ship(source: str | os.PathLike, out: str | os.PathLike, info: dict | None = 
         raise FileExistsError(f"{out} exists; remove it or choose another --out")
     with atomic_dir(out, replace=False) as tmp:
         shutil.copyfile(enc.weights, tmp / "encoder.pt")
-        shutil.copyfile(enc.path / "spm.model", tmp / "spm.model")
+        for name in enc.vocab_files:
+            shutil.copyfile(enc.path / name, tmp / name)
         shipped = LaserEncoder(str(tmp))
         vectors = shipped.encode(list(PROBES))
         log_path = enc.path / "train_log.json"
         manifest = {
             "format": FORMAT,
-            **file_records(tmp, FILES),
+            **file_records(tmp, ("encoder.pt", *enc.vocab_files)),
             "fingerprint": shipped.fingerprint(),
             "dim": shipped.dim,
             "config": shipped.config.to_dict(),

@@ -17,7 +17,7 @@ import json
 import os
 import sys
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 import torch
@@ -32,6 +32,9 @@ from xlingua.encoders.laser_vocab import PAD, load_vocab, train_vocab
 
 
 OBJECTIVES = ("translation", "distill")
+# settings whose value before they existed differs from today's default: a checkpoint written
+# then resumes with it (long sides were dropped, not truncated)
+BEFORE = {"truncate": False}
 
 
 @dataclass
@@ -43,7 +46,7 @@ class LaserTrainConfig:
     multi30k: bool = True
     multi30k_pairs: int = 0  # 0 = all 29,000
     vocab_size: int = 8000
-    max_len: int = 64  # pieces; longer pairs are dropped from training and counted in the log
+    max_len: int = 64  # pieces; distill truncates longer sides (`truncate`), translation drops such pairs (counted in the log)
     embed_dim: int = 256
     hidden: int = 256
     layers: int = 1
@@ -70,6 +73,8 @@ class LaserTrainConfig:
     stsb_langs: list[str] = field(default_factory=list)
     exclude_langs: list[str] = field(default_factory=list)
     dev_langs: list[str] = field(default_factory=list)  # general dev slice scored at the end (empty = none)
+    truncate: bool = True  # distill: a side over max_len pieces is cut to its first max_len, not dropped
+    init: str = ""  # distill: "static:DIR" reads a static encoder's pieces and starts the embedding from its vectors
 
     @classmethod
     def distill(cls, **overrides) -> "LaserTrainConfig":
@@ -88,6 +93,10 @@ class LaserTrainConfig:
         # checked here, before minutes of data preparation, not at the first step
         if self.metric not in ("mse", "cosine"):
             raise ValueError(f"metric must be mse or cosine, got {self.metric!r}")
+        if self.init and not self.init.startswith("static:"):
+            raise ValueError(f"init must be empty (random) or static:DIR, got {self.init!r}")
+        if self.init and self.objective != "distill":
+            raise ValueError("init static:DIR is for the distill objective")
         if self.temperature <= 0 or self.batch_size < 1:
             raise ValueError(f"temperature must be positive and batch_size at least 1, got {self.temperature}, "
                              f"{self.batch_size}")
@@ -135,7 +144,15 @@ def build_directions(cfg: LaserTrainConfig, out: Path, l10n_root: Path, data_dir
 
 
 def vocabulary(cfg: LaserTrainConfig, out: Path, texts: dict[str, list[str]]):
-    """The run's SentencePiece model, learned on the training text on the first run (reused on resume)."""
+    """The run's SentencePiece model, learned on the training text on the first run (reused on
+    resume); or, with `init` static:DIR, that static encoder's pieces, copied into the run."""
+    if cfg.init:
+        from xlingua.encoders.static import StaticPieces
+
+        source = Path(cfg.init.removeprefix("static:"))
+        pieces = StaticPieces(source)
+        pieces.save(out, source)
+        return pieces
     spm_path = out / "spm.model"
     if not spm_path.exists():
         # spm.model is published last: its presence means the vocabulary is done
@@ -166,13 +183,28 @@ def build_distill(cfg: LaserTrainConfig, out: Path, data_dir=None, teacher_encod
     for x, _, lang in pairs:
         texts.setdefault(lang, []).append(x)
     sp = vocabulary(cfg, out, texts)
-    kept, dropped = encode_pairs(sp, pairs, cfg.max_len)
+    kept, dropped = encode_pairs(sp, pairs, cfg.max_len, cfg.truncate)
     if teacher_encoder is None:
         from xlingua.encoders.loading import load_encoder
 
         teacher_encoder = load_encoder(cfg.teacher)
     data = build_set(kept, cfg.teacher, teacher_encoder, teacher_cache, show_progress)
     return sp, data, dropped, teacher_encoder
+
+
+def start_embedding(embed: torch.nn.Embedding, static_dir: Path) -> None:
+    """Rows 4.. of the student's embedding = the static encoder's vectors, scaled so that their
+    mean coordinate size is the default initialisation's (N(0, 1)): the LSTM sees inputs of the
+    size it starts with either way. PAD, UNK, BOS, EOS keep their random rows."""
+    from xlingua.encoders.static import StaticEncoder
+
+    vectors = torch.from_numpy(StaticEncoder(static_dir).vectors)
+    if vectors.shape[1] != embed.embedding_dim or vectors.shape[0] + 4 != embed.num_embeddings:
+        raise ValueError(f"{static_dir}: {tuple(vectors.shape)} vectors do not fit an embedding of "
+                         f"{embed.num_embeddings} x {embed.embedding_dim}: set embed_dim={vectors.shape[1]}")
+    scale = (vectors.shape[1] ** 0.5) / vectors.norm(dim=1).mean()
+    with torch.no_grad():
+        embed.weight[4:] = vectors * scale
 
 
 def _data_model_config(d: dict) -> dict:
@@ -253,8 +285,11 @@ def train_laser(cfg: LaserTrainConfig, out_dir, *, l10n_root=None, data_dir=None
     ckpt_path = out / "checkpoint.pt"
     if ckpt_path.exists() and resume:
         saved = torch.load(ckpt_path, map_location="cpu", weights_only=False)
-        # a setting added after the checkpoint was written had its default then
-        old = _data_model_config({**asdict(LaserTrainConfig()), **saved["train_config"]})
+        # a setting added after the checkpoint was written had its default then, or its BEFORE
+        # value, which the resumed run keeps (its data must stay what it was)
+        unrecorded = {k: v for k, v in BEFORE.items() if k not in saved["train_config"]}
+        cfg = replace(cfg, **unrecorded)
+        old = _data_model_config({**asdict(LaserTrainConfig()), **saved["train_config"], **unrecorded})
         new = _data_model_config(asdict(cfg))
         if old != new:
             said = "; ".join(f"{k}: {old.get(k)!r} -> {new.get(k)!r}" for k in sorted(set(old) | set(new))
@@ -282,6 +317,8 @@ def train_laser(cfg: LaserTrainConfig, out_dir, *, l10n_root=None, data_dir=None
         torch.manual_seed(cfg.seed)
         # LASER3 keeps the teacher's size; a student of another width gets a linear projection to it
         model = LaserStudent(cfg.model_config(sp.get_piece_size(), 0 if 2 * cfg.hidden == teacher_dim else teacher_dim))
+        if cfg.init:
+            start_embedding(model.encoder.embed, Path(cfg.init.removeprefix("static:")))
         sampler = LanguageSampler(data.langs, [str(r) for r in data.row], cfg.temperature, cfg.seed)
         loss_fn = DistillationLoss(cfg.metric, cfg.english_weight)
         data_log = {"data": data.summary(), "language_shares": sampler.shares(),
