@@ -74,3 +74,39 @@ def test_int8_copy_stores_a_byte_per_value_and_keeps_the_vectors(model_dir, tmp_
     texts = ["the red cat", "a big dog runs", "der hund"]
     assert (a.encode(texts) * b.encode(texts)).sum(1).min() > 0.999
     assert check_probes(b, manifest) < 1e-6
+
+
+def test_packaged_static_model_gives_its_recorded_vectors():
+    """static-small as shipped in this package: checksums, fingerprint and probe vectors."""
+    from xlingua import load_encoder
+    from xlingua.encoders.manifest import MANIFEST, models_root
+
+    root = models_root() / "static-small"
+    if not (root / MANIFEST).exists():
+        pytest.skip("static-small is not shipped in this checkout")
+    m = json.loads((root / MANIFEST).read_text())
+    enc = load_encoder("static-small")
+    assert enc.fingerprint() == m["fingerprint"] and enc.dim == m["dim"] and enc.name == "static-small"
+    assert check_probes(enc, m) < 1e-5
+
+
+def test_corrupted_copy_of_the_packaged_model_is_refused_in_one_line(tmp_path):
+    import shutil
+
+    from typer.testing import CliRunner
+
+    from xlingua.cli import app
+    from xlingua.encoders.manifest import MANIFEST, models_root
+
+    root = models_root() / "static-small"
+    if not (root / MANIFEST).exists():
+        pytest.skip("static-small is not shipped in this checkout")
+    copy = tmp_path / "copy"
+    shutil.copytree(root, copy)
+    with open(copy / "vectors.safetensors", "r+b") as f:
+        f.seek(1000)
+        f.write(b"\x00\x01\x02")
+    (tmp_path / "in.txt").write_text("hello\n")
+    res = CliRunner().invoke(app, ["embed", "-m", f"static:{copy}", str(tmp_path / "in.txt"), "-o", str(tmp_path / "o.npy")])
+    assert res.exit_code == 2 and len(res.output.strip().splitlines()) == 1
+    assert "vectors.safetensors is corrupted or altered" in res.output and not (tmp_path / "o.npy").exists()

@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import json
 from functools import partial
+from itertools import chain
 from pathlib import Path
 
 import numpy as np
@@ -66,9 +67,11 @@ class StaticEncoder(Encoder):
     def _encode_batch(self, texts: list[str], lang: str | None) -> np.ndarray:
         return pool(self.vectors, self.row, self.tok.content_ids(texts))
 
-    def encode(self, texts, lang=None, batch_size: int = 4096, show_progress: bool = False) -> np.ndarray:
-        # Cost is tokenization, not padding: large batches, any order.
-        return super().encode(texts, lang, batch_size=batch_size, show_progress=show_progress)
+    def encode(self, texts, lang=None, batch_size: int = 8192, show_progress: bool = False) -> np.ndarray:
+        # No padding to save: batches in input order, no length sort
+        texts = list(texts)
+        batches = [list(range(s, min(s + batch_size, len(texts)))) for s in range(0, len(texts), batch_size)]
+        return self._encode_batches(texts, batches, lang, show_progress)
 
     def fingerprint(self) -> str:
         h = hashlib.sha256((self.path / VECTORS).read_bytes())
@@ -106,7 +109,7 @@ def pool(vectors: np.ndarray, row: np.ndarray, ids: list[list[int]]) -> np.ndarr
     """Unit mean of each text's known pieces' vectors; a text with none gets the zero vector."""
     from scipy.sparse import csr_matrix
 
-    flat = np.fromiter((i for s in ids for i in s), dtype=np.int64)
+    flat = np.fromiter(chain.from_iterable(ids), dtype=np.int64)
     rows = row[flat]
     keep = rows >= 0
     counts = np.fromiter((len(s) for s in ids), dtype=np.int64, count=len(ids))
