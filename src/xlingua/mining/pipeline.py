@@ -1,7 +1,7 @@
 """`mine`: the whole bitext-mining pipeline, each step cached in the work directory.
 
 shard -> embed (float16; or import the rows `xlingua embed` wrote) -> index -> kNN both ways
--> score -> select -> write. Every step's directory is keyed by its config and its inputs'
+-> score [-> rescore by a second model] -> select -> write. Every step's directory is keyed by its config and its inputs'
 keys; a rerun (also after kill -9) reuses finished steps and shard files, and writes
 byte-identical output."""
 from __future__ import annotations
@@ -22,6 +22,7 @@ from xlingua.mining.embed import (ConcatConfig, ConcatStep, EmbedConfig, EmbedSt
                                   import_config, resolve_encoder)
 from xlingua.mining.knn import IndexConfig, IndexStep, KnnConfig, KnnStep
 from xlingua.data.langs import normalize_lang
+from xlingua.mining.rescore import RescoreConfig, RescoreStep
 from xlingua.mining.runner import Runner
 from xlingua.mining.score import ScoreConfig, ScoreStep
 from xlingua.mining.write import write_pairs
@@ -49,6 +50,8 @@ class MineConfig:
     check_lang: bool = True
     src_embeddings: str | None = None  # a store `xlingua embed -o DIR --shard-size N` wrote
     tgt_embeddings: str | None = None
+    rescore: str | None = None  # a second model that re-scores the first one's best candidates (mining.rescore)
+    keep: float = 0.4  # with rescore: candidates re-scored, as a fraction of the source sentences
 
     def validate(self) -> None:
         self.src_lang = normalize_lang(self.src_lang)
@@ -60,6 +63,8 @@ class MineConfig:
             raise ValueError("k must be at least 1")
         if self.shard_size < 1:
             raise ValueError("shard size must be at least 1")
+        if self.rescore is not None and not 0 < self.keep <= 1:
+            raise ValueError(f"keep must be in (0, 1], got {self.keep}")
 
 
 class _Clock:
@@ -116,11 +121,13 @@ class _Run:
 def mine(src: str | Path, tgt: str | Path, output: str | Path, config: MineConfig,
          workdir: str | Path | None = None, encoder: Encoder | None = None,
          ray: str | None = None, calibrate: str | Path | None = None,
-         show_progress: bool = True, prepare_format: str | None = None) -> dict:
+         show_progress: bool = True, prepare_format: str | None = None,
+         rescore_encoder: Encoder | None = None) -> dict:
     """Mine `src` x `tgt` into `output` (gzipped TSV) and `<output>.summary.json`.
 
     `config.model` may list several encoder specs ("bundled,use"): their cosines are averaged
-    (see ConcatStep). `encoder` (one Encoder or a list) overrides config.model.
+    (see ConcatStep). `encoder` (one Encoder or a list) overrides config.model, and
+    `rescore_encoder` config.rescore.
     `config.src_embeddings` / `tgt_embeddings` take a side's vectors from a store that
     `xlingua embed` wrote for the same file instead of embedding it. With `prepare_format`
     the two inputs are raw documents in that format (see mining.prepare): each is prepared
@@ -150,8 +157,14 @@ def mine(src: str | Path, tgt: str | Path, output: str | Path, config: MineConfi
     model = _same_model(src_side, tgt_side)
     knn = {"fwd": _knn(run, src_side, tgt_side, "fwd"), "bwd": _knn(run, tgt_side, src_side, "bwd")}
     best = _score(run, src_side, tgt_side, knn)
+    rescored = None
+    if config.rescore or rescore_encoder is not None:
+        rescored = _rescore(run, best, src_corpus, tgt_corpus, rescore_encoder or resolve_encoder(config.rescore))
+        candidates = rescored.load()
+    else:
+        candidates = select_pairs(best.load(), config.mode)
     n_candidates, calibration, threshold, (s, a, b) = run.clock.run(
-        "select", None, lambda: _select(run, best.load(), gold, src_corpus, tgt_corpus))
+        "select", None, lambda: _select(run, candidates, gold, src_corpus, tgt_corpus))
     written = run.clock.run("write", None, lambda: _write(output, s, a, b, src_corpus, tgt_corpus,
                                                           src_side.meta["has_ids"]))
     run.log(f"[write] {written:,} pairs -> {output}")
@@ -167,6 +180,7 @@ def mine(src: str | Path, tgt: str | Path, output: str | Path, config: MineConfi
                      "workdir": str(run.workdir), "ray": ray},
         "index": {"fwd": knn["fwd"][1], "bwd": knn["bwd"][1]},
         "calibration": calibration,
+        "rescore": rescored.meta() if rescored else None,
         "prepare": prepared or None,
         "artefacts": {f"{side.name}_{kind}": str(step.dir) for side in (src_side, tgt_side)
                       for kind, step in (("shard", side.shard), ("embed", side.vectors))},
@@ -302,10 +316,21 @@ def _score(run: _Run, src: Side, tgt: Side, knn: dict) -> ScoreStep:
     return step
 
 
-def _select(run: _Run, best: dict, gold, src_corpus, tgt_corpus) -> tuple:
-    """6. The pairs of the mode, then the threshold: given, or calibrated on the gold pairs
-    (cheap: recomputed from the cached scores)."""
-    s, a, b = select_pairs(best, run.config.mode)
+def _rescore(run: _Run, best: ScoreStep, src_corpus, tgt_corpus, encoder: Encoder) -> RescoreStep:
+    """5b. The second model's cosine of the first model's best candidates (mining.rescore)."""
+    cfg = run.config
+    step = RescoreStep(RescoreConfig(best.key, cfg.mode, cfg.keep, encoder.fingerprint(), cfg.src_lang,
+                                     cfg.tgt_lang), run.workdir)
+    meta = run.clock.run("rescore", step, lambda: step.run(best.load(), src_corpus, tgt_corpus, encoder,
+                                                           run.show_progress))
+    run.log(f"[rescore] {encoder.name}: {meta['kept']:,} of {meta['candidates']:,} candidates")
+    return step
+
+
+def _select(run: _Run, candidates: tuple, gold, src_corpus, tgt_corpus) -> tuple:
+    """6. The candidate pairs (the mode's, or the re-scored ones), then the threshold: given, or
+    calibrated on the gold pairs (cheap: recomputed from the cached scores)."""
+    s, a, b = candidates
     calibration, threshold = None, run.config.threshold
     if gold is not None:
         src_ids, tgt_ids = np.array(src_corpus.all_ids()), np.array(tgt_corpus.all_ids())
