@@ -9,8 +9,11 @@ everything from raw text to scored pairs, measured one after the other in this p
 
 `--keep F`: the first stage keeps its F x (source sentences) best candidate pairs (LASER's
 max selection over both kNN directions). The second stage scores a kept pair by the full
-model's cosine (`cos`) or by its ratio margin with the neighbours taken among the kept
-sentences (`margin`). A gold pair the first stage drops is a miss.
+model's cosine (as `xlingua mine --rescore`), or by its ratio margin with the neighbours taken
+among the kept sentences. A gold pair the first stage drops is a miss. `--dev-langs` measures
+the same on mining sets built from the general corpus's dev slice, where keep is chosen:
+
+    .venv/bin/python benchmarks/mine_two_stage.py --dev-langs de,zh,ru,hi,sw --out runs/mine/two_stage_dev.json
 """
 from __future__ import annotations
 
@@ -46,57 +49,96 @@ def f1_row(name: str, scores, a, b, gold, clock: Clock, **extra) -> dict:
             "F1": round(100 * c["f1"], 1), "wall_s": round(clock.wall, 1), "cpu_s": round(clock.cpu, 1), **extra}
 
 
+def compare(src, tgt, gold, static, full, keeps, tag: str = "") -> list[dict]:
+    """One-stage rows for both models, then two-stage rows for every keep."""
+    rows = []
+    for name, enc in (("full", full), ("static", static)):
+        with Clock() as clock:
+            s, a, b = mine_rows(enc.encode(src), enc.encode(tgt))
+        rows.append(f1_row(f"{tag}one stage: {name}", s, a, b, gold, clock, embedded=len(src) + len(tgt)))
+    for keep in keeps:
+        with Clock() as clock:
+            s, a, b = mine_rows(static.encode(src), static.encode(tgt))
+            n = int(np.ceil(keep * len(src)))
+            a, b = a[:n], b[:n]
+            ua, ia = np.unique(a, return_inverse=True)
+            ub, ib = np.unique(b, return_inverse=True)
+            x = full.encode([src[i] for i in ua])
+            y = full.encode([tgt[j] for j in ub])
+            cos = paired_cosine(x[ia], y[ib])
+        found = set(zip(a.tolist(), b.tolist()))
+        extra = {"keep": keep, "candidates": n, "embedded": len(ua) + len(ub),
+                 "gold_in_candidates": round(100 * float(np.mean([p in found for p in gold])), 1)}
+        rows.append(f1_row(f"{tag}two stage, keep {keep:g}", cos, a, b, gold, clock, **extra))
+        with Clock() as extra_clock:
+            xm, ym = side_knn_means(x, y)
+            margin = pair_scores(cos, xm[ia], ym[ib])
+        clock.wall += extra_clock.wall
+        clock.cpu += extra_clock.cpu
+        rows.append(f1_row(f"{tag}two stage, keep {keep:g}, margin among kept", margin, a, b, gold, clock, **extra))
+    return rows
+
+
+def dev_set(lang: str, distractors: int, seed: int = 0):
+    """A mining set from the general corpus: the dev slice's pairs of `lang` (held-out English)
+    hidden among `distractors` sentences of each side from the train split, whose translations
+    are not on the other side (the train pairs are split in two by their English sentence)."""
+    import random
+
+    from xlingua.data.general import read_general
+
+    dev = read_general([lang], split="dev")
+    train = read_general([lang], sources=("ntrex", "newstest", "flores-v1", "mlqe-pe"))
+    rng = random.Random(seed)
+    english = sorted({p.english for p in train})
+    rng.shuffle(english)
+    half = set(english[: len(english) // 2])
+    xx_pool = sorted({p.text for p in train if p.english in half})
+    en_pool = [e for e in english if e not in half]
+    src = [p.text for p in dev] + rng.sample(xx_pool, min(distractors, len(xx_pool)))
+    tgt = [p.english for p in dev] + rng.sample(en_pool, min(int(1.5 * distractors), len(en_pool)))
+    rs, rt = list(range(len(src))), list(range(len(tgt)))
+    rng.shuffle(rs)
+    rng.shuffle(rt)
+    src = [src[i] for i in rs]
+    tgt = [tgt[j] for j in rt]
+    gold = {(rs.index(i), rt.index(i)) for i in range(len(dev))}
+    return src, tgt, gold
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--static", default="static-small")
     ap.add_argument("--full", default="bundled")
     ap.add_argument("--keep", type=float, nargs="+", default=[0.05, 0.1, 0.2, 0.4])
+    ap.add_argument("--dev-langs", help="Instead of BUCC: mining sets built from the general corpus's dev slice "
+                                        "(comma-separated dev languages), where `--keep` is chosen.")
+    ap.add_argument("--distractors", type=int, default=4000)
     ap.add_argument("--out", type=Path, required=True)
     args = ap.parse_args()
 
+    static, full = load_encoder(args.static), load_encoder(args.full)
+    static.encode(["warm up"] * 32), full.encode(["warm up"] * 32)
+    head = {"static": args.static, "full": args.full, "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
+    rows = []
+    if args.dev_langs:
+        for lang in args.dev_langs.split(","):
+            src, tgt, gold = dev_set(lang, args.distractors)
+            rows += compare(src, tgt, gold, static, full, args.keep, tag=f"{lang}: ")
+            for r in rows[-(2 + 2 * len(args.keep)):]:
+                print(json.dumps(r), flush=True)
+            write_json(args.out, {**head, "set": f"general dev + {args.distractors} distractors", "rows": rows})
+        return
     data = read_bucc("zh")
     src_ids, tgt_ids = sorted(data.src), sorted(data.tgt)
-    src = [data.src[i] for i in src_ids]
-    tgt = [data.tgt[i] for i in tgt_ids]
     row_of_src = {s: i for i, s in enumerate(src_ids)}
     row_of_tgt = {t: j for j, t in enumerate(tgt_ids)}
     gold = {(row_of_src[s], row_of_tgt[t]) for s, t in data.gold}
-    static, full = load_encoder(args.static), load_encoder(args.full)
-    static.encode(src[:32]), full.encode(src[:32])  # warm-up
-    rows = []
-
-    def add(row):
-        rows.append(row)
-        print(json.dumps(row), flush=True)
-        write_json(args.out, {"static": args.static, "full": args.full, "src": len(src), "tgt": len(tgt),
-                              "gold": len(gold), "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-                              "rows": rows})
-
-    for name, enc in ((args.full, full), (args.static, static)):
-        with Clock() as clock:
-            s, a, b = mine_rows(enc.encode(src), enc.encode(tgt))
-        add(f1_row(f"one stage: {name}", s, a, b, gold, clock, embedded=len(src) + len(tgt)))
-    for keep in args.keep:
-        with Clock() as clock:
-            s, a, b = mine_rows(static.encode(src), static.encode(tgt))
-            n = int(keep * len(src))
-            a, b = a[:n], b[:n]
-            ua, ub = np.unique(a), np.unique(b)
-            x = dict(zip(ua.tolist(), full.encode([src[i] for i in ua])))
-            y = dict(zip(ub.tolist(), full.encode([tgt[j] for j in ub])))
-            xa = np.stack([x[i] for i in a.tolist()])
-            yb = np.stack([y[j] for j in b.tolist()])
-            cos = paired_cosine(xa, yb)
-        recall = float(np.mean([p in set(zip(a.tolist(), b.tolist())) for p in gold]))
-        extra = {"keep": keep, "candidates": n, "embedded": len(ua) + len(ub), "gold_in_candidates": round(100 * recall, 1)}
-        add(f1_row(f"two stage, keep {keep:g}: cos", cos, a, b, gold, clock, **extra))
-        with Clock() as extra_clock:
-            xm, ym = side_knn_means(np.stack(list(x.values())), np.stack(list(y.values())))
-            xmean, ymean = dict(zip(x, xm)), dict(zip(y, ym))
-            margin = pair_scores(cos, np.array([xmean[i] for i in a.tolist()]), np.array([ymean[j] for j in b.tolist()]))
-        clock.wall += extra_clock.wall
-        clock.cpu += extra_clock.cpu
-        add(f1_row(f"two stage, keep {keep:g}: margin", margin, a, b, gold, clock, **extra))
+    rows = compare([data.src[i] for i in src_ids], [data.tgt[i] for i in tgt_ids], gold, static, full, args.keep)
+    for r in rows:
+        print(json.dumps(r), flush=True)
+    write_json(args.out, {**head, "set": "BUCC 2018 zh-en sample", "src": len(src_ids), "tgt": len(tgt_ids),
+                          "gold": len(gold), "rows": rows})
 
 
 if __name__ == "__main__":
