@@ -76,3 +76,24 @@ def start_vectors(teacher: np.ndarray, counts: np.ndarray, dim: int, sif: float 
     dim = min(dim, teacher.shape[1], teacher.shape[0])
     reduced = PCA(n_components=dim, random_state=seed).fit_transform(teacher.astype(np.float64))
     return (reduced * sif_weights(counts, sif)[:, None]).astype(np.float32)
+
+
+def model2vec_vectors(teacher_dir: Path, tok, piece_ids: np.ndarray, dim: int) -> np.ndarray:
+    """model2vec's distillation of the teacher directory (`model2vec.distill`: PCA to `dim`, its
+    SIF weights by vocabulary rank), as rows for `piece_ids` of `tok` (matched by piece string;
+    a piece model2vec dropped gets a zero row)."""
+    try:
+        from model2vec.distill import distill
+    except ImportError:
+        raise ImportError("init model2vec needs the model2vec package: pip install 'model2vec[distill]'") from None
+    model = distill(model_name=str(teacher_dir), pca_dims=dim)
+    vocab = model.tokenizer.get_vocab()
+    emb = np.asarray(model.embedding, dtype=np.float32)
+    out = np.zeros((len(piece_ids), emb.shape[1]), dtype=np.float32)
+    for r, pid in enumerate(piece_ids.tolist()):
+        j = vocab.get(tok.tokenizer.id_to_token(pid))
+        if j is None:
+            continue
+        row = emb[j if model.token_mapping is None else model.token_mapping[j]]
+        out[r] = row * (model.weights[j] if model.weights is not None else 1.0)
+    return out

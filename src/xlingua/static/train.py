@@ -32,7 +32,7 @@ class StaticConfig:
     dim: int = 256
     min_count: int = 2  # pieces seen fewer times in the training text get no vector
     sif: float = 1e-3
-    init: str = "teacher"  # teacher | random
+    init: str = "teacher"  # teacher | model2vec (its distillation of the teacher) | random
     batch_size: int = 2048
     scale: float = 20.0
     lr: float = 0.01
@@ -44,8 +44,8 @@ class StaticConfig:
     exclude_langs: tuple[str, ...] = ()
 
     def __post_init__(self):
-        if self.init not in ("teacher", "random"):
-            raise ValueError(f"init must be teacher or random, got {self.init!r}")
+        if self.init not in ("teacher", "model2vec", "random"):
+            raise ValueError(f"init must be teacher, model2vec or random, got {self.init!r}")
         self.exclude_langs = tuple(sorted(self.exclude_langs))
 
 
@@ -191,6 +191,10 @@ def prepare(config: StaticConfig, out: Path, pairs=None, dev=None, show_progress
         name = "".join(c if c.isalnum() or c in "-_." else "_" for c in config.teacher)
         vectors = cached_teacher_vectors(teacher, piece_ids, out / f"teacher-pieces-{name}.npz", show_progress)
         vectors = start_vectors(vectors, counts[piece_ids], config.dim, config.sif, config.seed)
+    elif config.init == "model2vec":
+        from xlingua.static.pieces import model2vec_vectors
+
+        vectors = model2vec_vectors(teacher.path, tok, piece_ids, config.dim)
     else:
         vectors = np.random.default_rng(config.seed).standard_normal((len(piece_ids), config.dim)).astype(np.float32)
     vectors /= np.linalg.norm(vectors, axis=1).mean()  # mean row norm 1, whatever the start
