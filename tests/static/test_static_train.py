@@ -128,3 +128,36 @@ def test_schedule_follows_passes_of_different_lengths():
         assert sorted(seen.tolist()) == [0, 1, 2, 3, 4]
     fresh = Schedule(english, 2, seed=0)
     assert [fresh(s).tolist() for s in (29, 0, 17)] == [steps[s].tolist() for s in (29, 0, 17)]
+
+
+def test_model2vec_start_gives_each_piece_model2vecs_weighted_row(teacher_dir, monkeypatch):
+    """The rows model2vec's distill returns, matched to our pieces by piece string (a fake
+    distill with a token mapping and weights, so the matching is what is tested)."""
+    import sys
+    import types
+
+    from xlingua.encoders.loading import load_encoder
+    from xlingua.static.pieces import model2vec_vectors
+    from xlingua.static.train import content_tokenizer
+
+    class Vocab:
+        def get_vocab(self):
+            return {"dog": 0, "cat": 1, "house": 2}
+
+    calls = {}
+
+    def distill(model_name, pca_dims):
+        calls["args"] = (model_name, pca_dims)
+        return types.SimpleNamespace(tokenizer=Vocab(), embedding=np.array([[1.0, 0], [0, 1.0], [2.0, 2.0]]),
+                                     token_mapping=np.array([1, 0, 2]), weights=np.array([0.5, 2.0, 1.0]))
+
+    fake = types.ModuleType("model2vec.distill")
+    fake.distill = distill
+    monkeypatch.setitem(sys.modules, "model2vec", types.ModuleType("model2vec"))
+    monkeypatch.setitem(sys.modules, "model2vec.distill", fake)
+    tok = content_tokenizer(load_encoder(teacher_dir))
+    cat, dog = tok.content_ids(["cat dog"])[0]
+    red = tok.content_ids(["red"])[0][0]  # a piece model2vec does not have
+    got = model2vec_vectors(teacher_dir, tok, np.array([dog, cat, red]), dim=2)
+    # dog: id 0 -> row 1 ([0, 1]) x weight 0.5; cat: id 1 -> row 0 ([1, 0]) x 2.0; red: zeros
+    assert np.allclose(got, [[0, 0.5], [2.0, 0], [0, 0]]) and calls["args"] == (teacher_dir, 2)

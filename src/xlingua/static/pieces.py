@@ -90,8 +90,10 @@ def model2vec_vectors(teacher_dir: Path, tok, piece_ids: np.ndarray, dim: int) -
     vocab = model.tokenizer.get_vocab()
     emb = np.asarray(model.embedding, dtype=np.float32)
     out = np.zeros((len(piece_ids), emb.shape[1]), dtype=np.float32)
+    inner = tok.tokenizer
+    piece = inner.id_to_token if hasattr(inner, "id_to_token") else inner.convert_ids_to_tokens
     for r, pid in enumerate(piece_ids.tolist()):
-        j = vocab.get(tok.tokenizer.id_to_token(pid))
+        j = vocab.get(piece(pid))
         if j is None:
             continue
         row = emb[j if model.token_mapping is None else model.token_mapping[j]]
