@@ -10,10 +10,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1] / "src" / "xlingua"
 LAYERS = [
-    {"data", "paths", "progress", "io", "registry"},
+    {"data", "paths", "progress", "io", "registry", "settings"},
     {"encoders", "similarity", "index"},
     {"objectives"},
-    {"training", "mining", "evaluation", "laser", "meaning", "embed", "embed_bench", "score", "align", "demo"},
+    {"training", "mining", "evaluation", "laser", "meaning", "static", "embed", "embed_bench", "score", "align", "demo"},
     {"cli", "cli_errors", "serve"},  # the front ends: the command line and the HTTP server
 ]
 

@@ -161,3 +161,15 @@ def test_model2vec_start_gives_each_piece_model2vecs_weighted_row(teacher_dir, m
     got = model2vec_vectors(teacher_dir, tok, np.array([dog, cat, red]), dim=2)
     # dog: id 0 -> row 1 ([0, 1]) x weight 0.5; cat: id 1 -> row 0 ([1, 0]) x 2.0; red: zeros
     assert np.allclose(got, [[0, 0.5], [2.0, 0], [0, 0]]) and calls["args"] == (teacher_dir, 2)
+
+
+def test_settings_from_the_command_line_are_typed_by_the_config():
+    from xlingua.settings import parse_settings
+
+    got = parse_settings(StaticConfig, ["exclude_langs=af, jv", "dim=128", "init=model2vec", "lr=0.002"])
+    assert got == {"exclude_langs": ("af", "jv"), "dim": 128, "init": "model2vec", "lr": 0.002}
+    assert StaticConfig(**got).exclude_langs == ("af", "jv")
+    with pytest.raises(ValueError, match="not NAME=VALUE"):
+        parse_settings(StaticConfig, ["width=3"])
+    with pytest.raises(ValueError, match="init must be teacher, model2vec or random"):
+        StaticConfig(init="zeros")

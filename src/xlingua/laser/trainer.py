@@ -398,6 +398,6 @@ def _progress(total: int, done: int):
 
 def parse_settings(items: list[str]) -> dict:
     """['embed_dim=128', 'exclude_langs=af,eu'] -> typed LaserTrainConfig overrides."""
-    from xlingua.training.config import parse_settings as parse
+    from xlingua.settings import parse_settings as parse
 
     return parse(LaserTrainConfig, items)

@@ -22,7 +22,7 @@ def train_command(
     resumes from OUT/state.pt. Then use --model static:OUT/model anywhere."""
     from xlingua.io import check_writable
     from xlingua.static.train import StaticConfig, train
-    from xlingua.training.config import parse_settings
+    from xlingua.settings import parse_settings
 
     config = StaticConfig(**parse_settings(StaticConfig, option or []))
     check_writable(out, is_dir=True)

@@ -132,28 +132,3 @@ def load_config(path: str | Path, overrides: dict | None = None) -> TrainConfig:
     data = {**(data or {}), **(overrides or {})}
     return config_from_dict(data, where=str(path))
 
-
-def parse_settings(cls, items: list[str]) -> dict:
-    """['embed_dim=128', 'exclude_langs=af,eu'] -> overrides of dataclass `cls`, typed by its
-    defaults (lists and tuples comma-separated); an unknown name or a bad value raises naming it."""
-    types = {f.name for f in dataclasses.fields(cls)}
-    defaults = cls()
-    out = {}
-    for item in items:
-        name, eq, value = item.partition("=")
-        name = name.strip().replace("-", "_")
-        if not eq or name not in types:
-            raise ValueError(f"setting {item!r} is not NAME=VALUE with NAME one of {', '.join(sorted(types))}")
-        default = getattr(defaults, name)
-        try:
-            if isinstance(default, bool):
-                if value.lower() not in ("true", "false", "1", "0"):
-                    raise ValueError
-                out[name] = value.lower() in ("true", "1")
-            elif isinstance(default, (list, tuple)):
-                out[name] = type(default)(v.strip() for v in value.split(",") if v.strip())
-            else:
-                out[name] = type(default)(value)
-        except ValueError:
-            raise ValueError(f"setting {item!r}: expected a {type(default).__name__}") from None
-    return out
