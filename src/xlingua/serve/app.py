@@ -1,9 +1,11 @@
-"""The HTTP API: OpenAI-compatible embeddings, TEI-compatible routes, xlingua's own score /
-align / mine (the commands' code), Prometheus metrics and the page.
+"""The HTTP API: OpenAI-compatible embeddings, TEI-compatible routes (`POST /` included, as
+TEI's clients call it), xlingua's own score / align / mine (the commands' code), Prometheus
+metrics and the page.
 
 The model is loaded once and runs only in the batcher's worker thread; numpy work (scores,
-alignment) runs in the thread pool, never on the event loop. Every error is JSON in OpenAI's
-schema. Requests can name no file, path or model other than the one served.
+alignment) runs in the thread pool, never on the event loop. Every error is JSON, in TEI's
+schema on TEI's routes and in OpenAI's elsewhere (errors.py). Requests can name no file, path
+or model other than the one served.
 """
 from __future__ import annotations
 
@@ -56,6 +58,9 @@ class EmbedRequest(_Body):
     inputs: Any
     normalize: bool = True
     truncate: bool = False
+    truncation_direction: Literal["right", "Right", "left", "Left"] = "right"
+    dimensions: int | None = Field(None, ge=1)
+    prompt_name: str | None = None
 
 
 class SimilarityInputs(_Body):
@@ -139,20 +144,27 @@ def create_app(encoder: Encoder, config: ServeConfig) -> FastAPI:
             raise APIError(422, f"{name} must be a string or a list of strings", "invalid_type", name)
         if not items or (single and not value):
             raise APIError(400, f"{name} is empty", "empty_input", name)
-        limit = limit or config.max_items
-        if len(items) > limit:
-            raise APIError(413, f"{name} has {len(items)} items, over the limit of {limit} per request",
-                           "too_many_items", name)
+        # Token ids (one text as a list of ints, or a list of them), before the count: LangChain's
+        # OpenAIEmbeddings sends tiktoken ids by default, so the answer names its switch.
+        ids = [name] if _ids(items) else [f"{name}[{i}]" for i, t in enumerate(items) if _ids(t)][:1]
+        if ids:
+            hint = (" (LangChain's OpenAIEmbeddings sends them unless made with "
+                    "check_embedding_ctx_length=False)") if name == "input" else ""
+            raise APIError(422, f"{ids[0]} holds token ids; this server reads text only{hint}",
+                           "invalid_type", ids[0])
         for i, t in enumerate(items):
             where = name if single else f"{name}[{i}]"
             if not isinstance(t, str):
-                raise APIError(422, f"{where} must be a string (token arrays are not accepted)",
-                               "invalid_type", where)
+                raise APIError(422, f"{where} must be a string", "invalid_type", where)
             if not t.strip():
                 raise APIError(400, f"{where} is empty", "empty_input", where)
             if len(t) > config.max_chars:
                 raise APIError(413, f"{where} has {len(t):,} characters, over the limit of "
                                f"{config.max_chars:,}", "item_too_long", where)
+        limit = limit or config.max_items
+        if len(items) > limit:
+            raise APIError(413, f"{name} has {len(items)} items, over the limit of {limit} per request",
+                           "too_many_items", name)
         return items
 
     async def embed(request: Request, items: list[str], lang: str | None = None):
@@ -184,6 +196,7 @@ def create_app(encoder: Encoder, config: ServeConfig) -> FastAPI:
 
     # ---- OpenAI ------------------------------------------------------------------------
     @app.post("/v1/embeddings", dependencies=auth)
+    @app.post("/embeddings", dependencies=auth)  # TEI serves OpenAI's route without /v1 too
     async def embeddings(body: EmbeddingsRequest, request: Request):
         if body.model is not None and body.model != config.model_name:
             raise APIError(404, f"model {body.model!r} is not served here; this server serves "
@@ -194,8 +207,7 @@ def create_app(encoder: Encoder, config: ServeConfig) -> FastAPI:
         result = await embed(request, items)
         vecs = result.vectors
         if body.dimensions is not None:  # OpenAI's shortening: cut, then L2-normalize again
-            vecs = vecs[:, : body.dimensions]
-            vecs = vecs / np.maximum(np.linalg.norm(vecs, axis=1, keepdims=True), 1e-12)
+            vecs = _normalized(vecs[:, : body.dimensions])
         data = [{"object": "embedding", "index": i,
                  "embedding": _b64(v) if body.encoding_format == "base64" else v.tolist()}
                 for i, v in enumerate(vecs)]
@@ -211,26 +223,48 @@ def create_app(encoder: Encoder, config: ServeConfig) -> FastAPI:
     # ---- TEI ---------------------------------------------------------------------------
     @app.post("/embed", dependencies=auth)
     async def tei_embed(body: EmbedRequest, request: Request):
+        if body.prompt_name is not None:
+            raise APIError(422, f"prompt_name {body.prompt_name!r}: model {config.model_name!r} "
+                           "has no prompts", "invalid_value", "prompt_name")
+        if body.dimensions is not None and body.dimensions > encoder.dim:
+            raise APIError(422, f"dimensions must be at most {encoder.dim}", "invalid_value", "dimensions")
         items = texts(body.inputs, "inputs")
         if body.truncate:
             _need_tokenizer()
+            if body.truncation_direction.lower() == "left":
+                raise APIError(422, "truncation_direction left is not supported: texts are cut at "
+                               "the end", "invalid_value", "truncation_direction")
             items = [toks.truncate(encoder, t) for t in items]
-        vecs = (await embed(request, items)).vectors
-        if body.normalize:
-            vecs = vecs / np.maximum(np.linalg.norm(vecs, axis=1, keepdims=True), 1e-12)
-        return JSONResponse(vecs.tolist())
+        vecs = (await embed(request, items)).vectors[:, : body.dimensions]
+        return JSONResponse((_normalized(vecs) if body.normalize else vecs).tolist())
 
-    @app.post("/similarity", dependencies=auth)
-    async def tei_similarity(body: SimilarityRequest, request: Request):
-        source = texts(body.inputs.source_sentence, "inputs.source_sentence")
+    async def similarity(request: Request, source: Any, sentences: Any) -> list[float]:
+        source = texts(source, "inputs.source_sentence")
         if len(source) != 1:
             raise APIError(422, "inputs.source_sentence must be one string", "invalid_type",
                            "inputs.source_sentence")
-        others = texts(body.inputs.sentences, "inputs.sentences", config.max_items - 1)
+        others = texts(sentences, "inputs.sentences", config.max_items - 1)
         vecs = (await embed(request, source + others)).vectors
         from xlingua.similarity import cosine_matrix
 
         return cosine_matrix(vecs[:1], vecs[1:])[0].tolist()
+
+    @app.post("/similarity", dependencies=auth)
+    async def tei_similarity(body: SimilarityRequest, request: Request):
+        return await similarity(request, body.inputs.source_sentence, body.inputs.sentences)
+
+    @app.post("/", dependencies=auth)
+    @app.post("/invocations", dependencies=auth)  # SageMaker's name for the same route
+    async def tei_root(body: EmbedRequest, request: Request):
+        """TEI answers here with its model type's route, /embed for an embedding model; a body
+        shaped like /similarity's is answered as /similarity (clients' sentence_similarity
+        posts it here)."""
+        if not isinstance(body.inputs, dict):
+            return await tei_embed(body, request)
+        if not {"source_sentence", "sentences"} <= body.inputs.keys():
+            raise APIError(422, "inputs must be a string, a list of strings or "
+                           "{source_sentence, sentences}", "invalid_type", "inputs")
+        return await similarity(request, body.inputs["source_sentence"], body.inputs["sentences"])
 
     def _need_tokenizer():
         if toks.backend(encoder) is None:
@@ -255,6 +289,7 @@ def create_app(encoder: Encoder, config: ServeConfig) -> FastAPI:
                 "api_key_required": config.api_key is not None, "version": _version()}
 
     @app.get("/health")
+    @app.get("/ping")  # SageMaker's health check
     async def health():
         return {"status": "ok"}
 
@@ -336,6 +371,14 @@ async def _disconnected(request: Request) -> None:
             return
 
 
+def _ids(value: Any) -> bool:
+    return isinstance(value, list) and bool(value) and all(type(x) is int for x in value)
+
+
+def _normalized(vecs: np.ndarray) -> np.ndarray:
+    return vecs / np.maximum(np.linalg.norm(vecs, axis=1, keepdims=True), 1e-12)
+
+
 def _b64(v: np.ndarray) -> str:
     return base64.b64encode(np.asarray(v, dtype="<f4").tobytes()).decode("ascii")
 
@@ -366,8 +409,8 @@ class _Limits:
     """ASGI middleware: body size limit (413 before the app sees the body), client hang-ups
     (499 in the metrics), and request counts / latency by route."""
 
-    ROUTES = {"/v1/embeddings", "/v1/models", "/embed", "/similarity", "/tokenize", "/info",
-              "/health", "/metrics", "/score", "/align", "/mine", "/"}
+    ROUTES = {"/v1/embeddings", "/embeddings", "/v1/models", "/embed", "/similarity", "/tokenize",
+              "/info", "/health", "/ping", "/metrics", "/score", "/align", "/mine", "/", "/invocations"}
 
     def __init__(self, app, config: ServeConfig, metrics: Metrics):
         self.app, self.config, self.metrics = app, config, metrics
@@ -388,7 +431,7 @@ class _Limits:
             body = await self._read_body(scope, receive)
             if body is None:
                 limit = self.config.max_body
-                await error_response(413, f"request body over the limit of {limit:,} bytes",
+                await error_response(scope["path"], 413, f"request body over the limit of {limit:,} bytes",
                                      "body_too_large")(scope, receive, record)
                 return
             await self.app(scope, _replay(body, receive), record)

@@ -1,4 +1,9 @@
-"""Errors as JSON in OpenAI's schema: {"error": {"message", "type", "param", "code"}}."""
+"""Errors as JSON in the schema each family of clients reads: TEI's
+{"error": "...", "error_type": "..."} on the routes TEI defines, OpenAI's
+{"error": {"message", "type", "param", "code"}} everywhere else.
+
+Handlers raise one APIError with xlingua's status and code; the route decides the body (and,
+for TEI, the status its router gives that fault)."""
 from __future__ import annotations
 
 import logging
@@ -14,6 +19,18 @@ TYPES = {400: "invalid_request_error", 401: "authentication_error", 404: "not_fo
          405: "invalid_request_error", 413: "invalid_request_error", 422: "invalid_request_error",
          429: "rate_limit_error", 500: "server_error", 503: "server_error"}
 
+#: the routes of text-embeddings-inference's router that xlingua serves (`POST /` and
+#: `/invocations` are its embedding route; `GET /` is the page and has no errors of its own)
+TEI_ROUTES = frozenset({"/", "/invocations", "/embed", "/similarity", "/tokenize", "/info",
+                        "/health", "/ping", "/metrics"})
+
+#: TEI's status and error_type for xlingua's codes. Its router answers a batch over the limit
+#: or a text over the model's length 422 (validation), a failed model call 424 (backend).
+TEI = {"empty_input": (400, "empty"), "invalid_json": (422, "validation"),
+       "too_many_items": (422, "validation"), "item_too_long": (422, "validation"),
+       "body_too_large": (413, "validation"), "no_tokenizer": (422, "tokenizer"),
+       "server_overloaded": (429, "overloaded"), "internal_error": (424, "backend")}
+
 
 class APIError(Exception):
     def __init__(self, status: int, message: str, code: str, param: str | None = None,
@@ -27,14 +44,16 @@ class ClientGone(Exception):
     """The client hung up before its answer was ready (its queued work is dropped)."""
 
 
-def error_body(status: int, message: str, code: str | None, param: str | None = None) -> dict:
-    return {"error": {"message": message, "type": TYPES.get(status, "invalid_request_error"),
-                      "param": param, "code": code}}
-
-
-def error_response(status: int, message: str, code: str | None, param: str | None = None,
-                   headers: dict | None = None) -> JSONResponse:
-    return JSONResponse(error_body(status, message, code, param), status_code=status, headers=headers)
+def error_response(path: str, status: int, message: str, code: str | None,
+                   param: str | None = None, headers: dict | None = None) -> JSONResponse:
+    """The error in the schema of the family `path` belongs to."""
+    if path in TEI_ROUTES:
+        status, kind = TEI.get(code) or (status, "validation")
+        body = {"error": message, "error_type": kind}
+    else:
+        body = {"error": {"message": message, "type": TYPES.get(status, "invalid_request_error"),
+                          "param": param, "code": code}}
+    return JSONResponse(body, status_code=status, headers=headers)
 
 
 def _param(loc) -> str | None:
@@ -51,27 +70,29 @@ def _param(loc) -> str | None:
 def install(app: FastAPI) -> None:
     @app.exception_handler(APIError)
     async def _api(request: Request, exc: APIError):
-        return error_response(exc.status, exc.message, exc.code, exc.param, exc.headers)
+        return error_response(request.url.path, exc.status, exc.message, exc.code, exc.param, exc.headers)
 
     @app.exception_handler(ClientGone)
     async def _gone(request: Request, exc: ClientGone):
-        return error_response(499, "client closed the request", "client_closed")
+        return error_response(request.url.path, 499, "client closed the request", "client_closed")
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(request: Request, exc: RequestValidationError):
         first = exc.errors()[0] if exc.errors() else {"loc": (), "msg": "invalid request"}
         param = _param(first.get("loc", ()))
         if first.get("type") == "json_invalid":
-            return error_response(400, "the body is not valid JSON", "invalid_json")
+            return error_response(request.url.path, 400, "the body is not valid JSON", "invalid_json")
         where = f"{param}: " if param else ""
-        return error_response(422, f"{where}{first.get('msg', 'invalid value')}", "invalid_value", param)
+        return error_response(request.url.path, 422, f"{where}{first.get('msg', 'invalid value')}",
+                              "invalid_value", param)
 
     @app.exception_handler(HTTPException)
     async def _http(request: Request, exc: HTTPException):
         code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code)
-        return error_response(exc.status_code, str(exc.detail), code, headers=getattr(exc, "headers", None))
+        return error_response(request.url.path, exc.status_code, str(exc.detail), code,
+                              headers=getattr(exc, "headers", None))
 
     @app.exception_handler(Exception)
     async def _internal(request: Request, exc: Exception):
         log.exception("internal error on %s", request.url.path)
-        return error_response(500, "internal server error", "internal_error")
+        return error_response(request.url.path, 500, "internal server error", "internal_error")

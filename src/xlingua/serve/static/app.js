@@ -18,8 +18,10 @@ async function api(path, body) {
   let data = null;
   try { data = await res.json(); } catch (e) { /* not JSON */ }
   if (!res.ok) {
-    const err = data && data.error ? data.error : { message: res.statusText };
-    throw new Error(`${res.status}: ${err.message}`);
+    // OpenAI's {"error": {"message"}} or TEI's {"error": "..."}, by route
+    const err = data && data.error;
+    const message = typeof err === "string" ? err : (err && err.message) || res.statusText;
+    throw new Error(`${res.status}: ${message}`);
   }
   return data;
 }
