@@ -141,3 +141,15 @@ def test_two_encoders_score_the_mean_of_their_cosines(tmp_path, toy):
         i, j = src.index(row[1]), tgt.index(row[2])
         assert float(row[0]) == pytest.approx(mean_cos[i].max(), abs=2e-3)  # float16 storage
         assert mean_cos[i, j] == pytest.approx(mean_cos[i].max(), abs=2e-3)
+
+
+@pytest.mark.parametrize("show_progress", [False, True])
+def test_show_progress_false_draws_nothing(tmp_path, toy, capfd, show_progress):
+    sp, tp, *_ = toy
+    mine(sp, tp, tmp_path / "pairs.tsv.gz", MineConfig("en", "en", shard_size=5), tmp_path / "wd",
+         encoder=ENC, show_progress=show_progress)
+    out, err = capfd.readouterr()
+    if show_progress:
+        assert "embed" in err + out  # the capture sees what a run draws
+    else:
+        assert out == "" and err == ""

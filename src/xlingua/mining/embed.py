@@ -98,8 +98,9 @@ class EmbedStep(_VectorStep):
         cfg = self.config
         self.dir.mkdir(parents=True, exist_ok=True)
         todo = [i for i in range(cfg.n_shards) if not self.shard_path(i).exists()]
+        bars = runner.local and runner.show_progress  # a Ray worker's bars would land in its log
         runner.map(embed_shard, [(cfg.shards_dir, i, str(self.shard_path(i)), encoder, cfg.lang,
-                                  cfg.batch_size, runner.local) for i in todo],
+                                  cfg.batch_size, bars) for i in todo],
                    label=f"embed {cfg.lang}")
         return self.finish_store(cfg.n_shards, cfg.encoder)
 
