@@ -1,9 +1,10 @@
-"""Script of a language (CLDR through langcodes) and share of a text in it."""
+"""Script of a language (CLDR through langcodes), share of a text in it, a text's main script,
+and the check that a corpus is in its language's script."""
 from __future__ import annotations
 
 import pytest
 
-from xlingua.data.scripts import lang_script, script_family, script_share
+from xlingua.data.scripts import check_script, lang_script, main_script, script_family, script_share
 
 # The 100 languages of XLM-R's CC-100 (Conneau et al., 2020), which the bundled
 # multilingual-e5 model was trained from, plus the scripts NTREX adds as tags.
@@ -38,3 +39,34 @@ def test_script_share():
     assert script_share("café e\u0301", "Latn") == 1.0     # combining accents are inherited
     assert script_share("123 !?", "Latn") is None
     assert script_family("Deva") == "indic" and script_family(None) == "unknown"
+
+
+def test_main_script():
+    assert main_script("Hello мир") == ("Latin", 5 / 8)
+    assert main_script("委员会将于下周发布") == ("Han", 1.0)
+    assert main_script("नमस्ते") == ("Devanagari", 1.0)  # vowel signs count, as in script_share
+    assert main_script("123 !?") is None
+
+
+ENGLISH = ["The committee will publish its report.", "See you next week."]
+
+
+def test_check_script_names_the_expected_script():
+    with pytest.raises(ValueError, match=r"en\.txt: only 0% of the letters are in the cjk script expected "
+                                         r"for language 'zh'"):
+        check_script(ENGLISH, "zh", "en.txt")
+    with pytest.raises(ValueError, match=r"only 0% .* in the cyrillic/latin script"):
+        check_script(["Γειά σου κόσμε"], "sr", "el.txt")
+    with pytest.raises(ValueError, match=r"in the Hebr script"):  # a script of no family goes by its code
+        check_script(ENGLISH, "he", "en.txt")
+    with pytest.raises(ValueError, match=r"only 20% of the letters are in the latin script"):
+        check_script(ENGLISH + ["Привет"] * 31, "en", "en.txt")      # 46 of 232: under a fifth
+
+
+def test_check_script_passes():
+    check_script(ENGLISH, "en", "en.txt")
+    check_script(["Zdravo svete", "Здраво свете"], "sr", "sr.txt")   # Serbian in either script
+    check_script(["委員会は来週発表する"], "ja", "ja.txt")            # kanji and kana
+    check_script(ENGLISH + ["Привет"] * 30, "en", "en.txt")          # 46 of 226 letters: over a fifth
+    check_script(["123", "!?"], "zh", "digits.txt")                   # no letters: nothing to judge
+    check_script(ENGLISH, "yo", "en.txt")                             # not a checked language

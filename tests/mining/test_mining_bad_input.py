@@ -7,7 +7,6 @@ from mining_toy import toy_corpus, write_lines
 from xlingua.data.text import InputError
 from xlingua.mining import MineConfig, mine
 from xlingua.mining.cache import DiskFullError
-from xlingua.data.langs import normalize_lang
 from xlingua.mining.toy import CharNgramEncoder
 
 ENC = CharNgramEncoder(dim=128)
@@ -55,16 +54,6 @@ def test_long_lines_are_kept_whole(tmp_path):
                     write_lines(tmp_path / "t.txt", [long + "!", "short one"]))
     assert {r[1] for r in rows} == {long, "short one"}
     assert s["src"]["longest_chars"] == len(long)
-
-
-@pytest.mark.parametrize("code", ["english", "xx", "EN-", "", "z"])
-def test_wrong_language_codes(code):
-    with pytest.raises(ValueError, match="unknown language code"):
-        normalize_lang(code)
-
-
-def test_language_code_forms():
-    assert [normalize_lang(c) for c in ("en", "ZH", "zh-Hans", "pt_BR", "eng")] == ["en", "zh", "zh", "pt", "eng"]
 
 
 def test_corpus_not_in_the_given_language(tmp_path):

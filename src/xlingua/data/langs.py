@@ -1,9 +1,8 @@
-"""Language codes: reject codes that name no language, and catch a corpus that plainly is
-not in the language it was given as (e.g. --src-lang zh on an English file)."""
+"""Language codes: reject codes that name no language. (Whether a corpus is written in its
+language's script is `data.scripts.check_script`.)"""
 from __future__ import annotations
 
 import re
-import unicodedata
 
 # ISO 639-1 codes.
 ISO639_1 = set("""aa ab ae af ak am an ar as av ay az ba be bg bh bi bm bn bo br bs ca ce ch co
@@ -14,19 +13,6 @@ nv ny oc oj om or os pa pi pl ps pt qu rm rn ro ru rw sa sc sd se sg si sk sl sm
 ss st su sv sw ta te tg th ti tk tl tn to tr ts tt tw ty ug uk ur uz ve vi vo wa wo xh yi yo
 za zh zu""".split())
 
-# Scripts a language is written in (first word of the Unicode character name).
-SCRIPTS = {
-    "zh": {"CJK"}, "ja": {"CJK", "HIRAGANA", "KATAKANA"}, "ko": {"HANGUL", "CJK"},
-    "ru": {"CYRILLIC"}, "uk": {"CYRILLIC"}, "bg": {"CYRILLIC"}, "be": {"CYRILLIC"},
-    "sr": {"CYRILLIC", "LATIN"}, "mk": {"CYRILLIC"}, "kk": {"CYRILLIC"},
-    "ar": {"ARABIC"}, "fa": {"ARABIC"}, "ur": {"ARABIC"}, "he": {"HEBREW"}, "el": {"GREEK"},
-    "hi": {"DEVANAGARI"}, "mr": {"DEVANAGARI"}, "ne": {"DEVANAGARI"}, "th": {"THAI"},
-    "ka": {"GEORGIAN"}, "ta": {"TAMIL"}, "te": {"TELUGU"}, "am": {"ETHIOPIC"},
-    "bn": {"BENGALI"}, "hy": {"ARMENIAN"},
-}
-LATIN = {"en", "de", "fr", "es", "it", "pt", "nl", "pl", "cs", "fi", "hu", "id", "sw", "tr", "vi",
-         "ro", "sv", "da", "no", "nb", "et", "lv", "lt", "sk", "sl", "hr", "ca", "eu", "gl", "ms"}
-MIN_SHARE = 0.2
 _CODE = re.compile(r"^([A-Za-z]{2,3})(?:[-_][A-Za-z0-9]{2,8})*$")
 
 
@@ -40,26 +26,3 @@ def normalize_lang(code: str) -> str:
                          "en, zh, de or eng (optionally with a script/region, e.g. zh-Hans)")
     return base
 
-
-def script_share(texts, scripts: set[str]) -> float:
-    """Share of letters written in one of `scripts`."""
-    letters = hit = 0
-    for text in texts:
-        for ch in text:
-            if ch.isalpha():
-                letters += 1
-                name = unicodedata.name(ch, "")
-                hit += name.split(" ", 1)[0] in scripts
-    return hit / letters if letters else 1.0
-
-
-def check_script(texts, lang: str, where: str) -> None:
-    """Raise if a sample of the corpus is (almost) never written in the language's script."""
-    scripts = SCRIPTS.get(lang) or ({"LATIN"} if lang in LATIN else None)
-    if not scripts:
-        return
-    share = script_share(texts, scripts)
-    if share < MIN_SHARE:
-        raise ValueError(f"{where}: only {share:.0%} of the letters are in the "
-                         f"{'/'.join(sorted(scripts)).lower()} script expected for language "
-                         f"{lang!r}; check the language code (or pass --skip-lang-check)")

@@ -1,5 +1,5 @@
-"""Writing systems: the script a language is written in and the share of a text's letters
-written in it.
+"""Writing systems: the script a language is written in, the share of a text's letters written
+in it, a text's main script, and the check that a corpus is written in its language's script.
 
 A language's script comes from the language tag when it names one (sr-Latn, ks-Deva), else from
 CLDR's likely-subtags data (hi -> Deva, ja -> Jpan), through `langcodes`. A character's script
@@ -71,6 +71,45 @@ _FAMILIES = {
     "ethiopic": {"Ethi"},
     "tibetan": {"Tibt"},
 }
+
+
+def main_script(text: str) -> tuple[str, float] | None:
+    """The Unicode script most of the letters of `text` are in, by its name ("Latin", "Han"),
+    and its share of the letters (counted as `script_share` counts them); None without letters."""
+    from fontTools.unicodedata import script, script_name  # Scripts.txt with names; matplotlib needs it
+
+    counts: dict[str, int] = {}
+    for ch in _LETTER.findall(text):
+        code = script(ch)
+        counts[code] = counts.get(code, 0) + 1
+    if not counts:
+        return None
+    top = max(counts, key=counts.get)
+    return script_name(top), counts[top] / sum(counts.values())
+
+
+# Languages a corpus is checked against: each is written almost only in its CLDR script (or also
+# in those of ALSO_WRITTEN_IN), so a sample mostly in another script means a wrong language code.
+CHECKED = set("""am ar be bg bn ca cs da de el en es et eu fa fi fr gl he hi hr hu hy id it ja ka kk
+ko lt lv mk mr ms ne nb nl no pl pt ro ru sk sl sr sv sw ta te th tr uk ur vi zh""".split())
+ALSO_WRITTEN_IN = {"sr": ("Latn",)}
+MIN_SHARE = 0.2
+
+
+def check_script(texts, lang: str, where: str) -> None:
+    """Raise if a sample of a corpus in `lang` is (almost) never written in the language's script."""
+    if lang not in CHECKED:
+        return
+    scripts = (lang_script(lang), *ALSO_WRITTEN_IN.get(lang, ()))
+    text = "\n".join(texts)
+    shares = [script_share(text, s) for s in scripts]
+    if shares[0] is None:  # no letters: nothing to judge
+        return
+    share = sum(shares)  # the alternatives share no letters
+    if share < MIN_SHARE:
+        names = "/".join(f if (f := script_family(s)) != "other" else s for s in scripts)
+        raise ValueError(f"{where}: only {share:.0%} of the letters are in the {names} script "
+                         f"expected for language {lang!r}; check the language code (or pass --skip-lang-check)")
 
 
 @functools.lru_cache(maxsize=None)

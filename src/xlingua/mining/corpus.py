@@ -16,7 +16,7 @@ import numpy as np
 
 from xlingua.data.text import InputError, read_lines
 from xlingua.mining.cache import Step, atomic_path, file_fingerprint, save_npy, stable_hash
-from xlingua.data.langs import check_script
+from xlingua.data.scripts import check_script
 
 LANG_SAMPLE = 1000
 

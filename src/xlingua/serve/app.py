@@ -385,18 +385,10 @@ def _b64(v: np.ndarray) -> str:
 
 def _script(text: str) -> dict | None:
     """The main writing system of a text and its share of the letters."""
-    import unicodedata
+    from xlingua.data.scripts import main_script
 
-    counts: dict[str, int] = {}
-    for ch in text:
-        if ch.isalpha():
-            name = unicodedata.name(ch, "")
-            word = name.split(" ")[0] if name else "UNKNOWN"
-            counts[word] = counts.get(word, 0) + 1
-    if not counts:
-        return None
-    top = max(counts, key=counts.get)
-    return {"script": top.title(), "share": round(counts[top] / sum(counts.values()), 3)}
+    found = main_script(text)
+    return None if found is None else {"script": found[0], "share": round(found[1], 3)}
 
 
 def _version() -> str:
