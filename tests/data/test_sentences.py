@@ -1,8 +1,10 @@
-"""Sentence splitting: one paragraph per script family, with its known sentences."""
+"""Sentence splitting: one paragraph per script family, with its known sentences; training's
+ordered text is split by the same rules."""
 from __future__ import annotations
 
 import pytest
 
+from xlingua.data.examples import read_ordered_text
 from xlingua.data.sentences import split_sentences
 
 PARAGRAPHS = {
@@ -46,3 +48,10 @@ def test_no_character_lost_or_added():
     text = "Ünïcödé — quotes «like this». And 12.5 % of 3.000 € (approx.)? Yes! 終わり。"
     out = split_sentences(text, "fr")
     assert "".join(out).replace(" ", "") == text.replace(" ", "")
+
+
+def test_ordered_text_pairs_are_split_sentences_of_a_paragraph(tmp_path):
+    text = tmp_path / "t.txt"
+    text.write_text("One. Two? Three!\n\nFour. Five.\n\nDr. Smith came home\nat 5 p.m. today. He slept.\n")
+    assert read_ordered_text([text]) == [("One.", "Two?"), ("Two?", "Three!"), ("Four.", "Five."),
+                                         ("Dr. Smith came home at 5 p.m. today.", "He slept.")]

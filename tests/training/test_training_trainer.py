@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from xlingua.training.config import config_from_dict, load_config
-from xlingua.data.examples import BatchSampler, load_examples, read_ordered_text, read_pairs
+from xlingua.data.examples import BatchSampler, load_examples, read_pairs
 from xlingua.training.model import SentenceModel
 from xlingua.training.trainer import Trainer
 
@@ -125,9 +125,6 @@ def test_data_readers(tmp_path, xnli_dir):
     bad.write_text("a\tb\nonly one column\n")
     with pytest.raises(ValueError, match=r"bad\.tsv:2"):
         read_pairs(bad)
-    text = tmp_path / "t.txt"
-    text.write_text("One. Two? Three!\n\nFour. Five.\n")
-    assert read_ordered_text([text]) == [("One.", "Two?"), ("Two?", "Three!"), ("Four.", "Five.")]
     weak = load_examples({"type": "dueam_weak", "pairs": ["en-de", "de-en"], "data_dir": str(xnli_dir)})
     en = load_examples({"type": "xnli", "langs": ["en"], "data_dir": str(xnli_dir)})
     de = load_examples({"type": "xnli", "langs": ["de"], "data_dir": str(xnli_dir)})

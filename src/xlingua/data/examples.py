@@ -29,6 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
+from xlingua.data.sentences import split_sentences
 from xlingua.data.text import InputError, read_lines, read_texts, two_columns
 from xlingua.paths import corpora_dir
 
@@ -50,9 +51,6 @@ def l10n_path(lang: str, split: str = "train") -> Path:
     return corpora_dir() / "l10n" / f"{lang}-en.{split}.tsv.gz"
 
 
-_SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+")
-
-
 def read_ordered_text(paths, limit: int | None = None) -> list[tuple[str, str]]:
     """(sentence, next sentence) pairs within paragraphs of plain-text files."""
     out = []
@@ -61,7 +59,8 @@ def read_ordered_text(paths, limit: int | None = None) -> list[tuple[str, str]]:
         if not path.exists():
             raise FileNotFoundError(f"text file not found: {path}")
         for para in re.split(r"\n\s*\n", "\n".join(read_texts(path))):
-            sents = [s.strip() for s in _SENTENCE_END.split(" ".join(para.split())) if len(s.strip()) > 1]
+            # a paragraph's lines are wrapped text: joined first, as a line break ends a sentence
+            sents = [s for s in split_sentences(" ".join(para.split())) if len(s) > 1]
             out.extend(zip(sents, sents[1:]))
             if limit and len(out) >= limit:
                 return out[:limit]
