@@ -21,8 +21,9 @@ import numpy as np
 from xlingua.align import embed_spans
 from xlingua.data.text import read_pairs
 from xlingua.encoders.loading import load_encoder
-from xlingua.evaluation.alignment import groups, links, make_document, margin_one_to_one, prf
+from xlingua.evaluation.alignment import groups, links, make_document, margin_one_to_one
 from xlingua.paths import corpora_dir
+from xlingua.similarity.calibrate import set_prf
 from xlingua.similarity.monotone import monotone_align
 
 NO_SPACE = {"zh", "zh-Hant", "ja", "yue", "th", "km", "lo", "my"}
@@ -71,7 +72,7 @@ def run(model: str, source: str, langs: list[str], docs: int, doc_len: int, merg
 def _pooled(pred, gold) -> dict:
     """P/R/F1 over all documents; groups and links are tagged with their document."""
     tagged = lambda items: {(d, x) for d, g in items for x in links([g])}  # noqa: E731
-    out = {"strict": prf(set(pred), set(gold)), "lax": prf(tagged(pred), tagged(gold))}
+    out = {"strict": set_prf(set(pred), set(gold)), "lax": set_prf(tagged(pred), tagged(gold))}
     return {kind: {k: round(v, 4) for k, v in s.items()} for kind, s in out.items()}
 
 

@@ -28,6 +28,7 @@ from pathlib import Path
 
 from xlingua.data.general import general_root, read_file
 from xlingua.data.scripts import lang_script, script_family
+from xlingua.similarity.calibrate import prf
 
 NO_SPACE = {"zh", "zh-Hant", "ja", "yue"}
 
@@ -110,10 +111,7 @@ def candidates():
 
 def score(pred: list[set[int]], gold: list[set[int]]) -> dict:
     tp = sum(len(p & g) for p, g in zip(pred, gold))
-    n_pred, n_gold = sum(map(len, pred)), sum(map(len, gold))
-    p = tp / n_pred if n_pred else 1.0
-    r = tp / n_gold if n_gold else 1.0
-    return {"precision": p, "recall": r, "f1": 2 * p * r / (p + r) if p + r else 0.0}
+    return prf(sum(map(len, pred)), tp, sum(map(len, gold)))
 
 
 def main():

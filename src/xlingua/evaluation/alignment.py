@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from xlingua.evaluation.tasks.bucc import mine_rows
+from xlingua.similarity.calibrate import set_prf
 from xlingua.similarity.monotone import Bead
 
 Group = tuple[tuple[int, int], tuple[int, int]]
@@ -65,16 +66,9 @@ def links(gs: list[Group]) -> set[tuple[int, int]]:
     return {(i, j) for (a0, a1), (b0, b1) in gs for i in range(a0, a1) for j in range(b0, b1)}
 
 
-def prf(pred: set, gold: set) -> dict:
-    tp = len(pred & gold)
-    p = tp / len(pred) if pred else 0.0
-    r = tp / len(gold) if gold else 0.0
-    return {"precision": p, "recall": r, "f1": 2 * p * r / (p + r) if p + r else 0.0}
-
-
 def alignment_scores(pred: list[Group], gold: list[Group]) -> dict:
     """{"strict": P/R/F1 over exact groups, "lax": P/R/F1 over sentence links}."""
-    return {"strict": prf(set(pred), set(gold)), "lax": prf(links(pred), links(gold))}
+    return {"strict": set_prf(set(pred), set(gold)), "lax": set_prf(links(pred), links(gold))}
 
 
 def margin_one_to_one(a1: np.ndarray, b1: np.ndarray, k: int = 4) -> list[Group]:

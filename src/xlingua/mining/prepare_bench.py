@@ -36,7 +36,10 @@ import random
 import time
 from pathlib import Path
 
+import numpy as np
+
 from xlingua.data.general import general_root, read_file
+from xlingua.similarity.calibrate import best_threshold, prf
 
 BOILERPLATE = [
     "Home | News | Sport | Kultur | Wirtschaft | Kontakt",
@@ -124,22 +127,11 @@ def score_pairs(mined: Path, gold: set) -> dict:
             cols = line.rstrip("\n").split("\t")
             rows.append((float(cols[0]), (_norm(cols[1]), _norm(cols[2])) in gold))
     rows.sort(key=lambda r: -r[0])
-    correct = sum(ok for _, ok in rows)
-    out = {"mined": len(rows), "correct": correct, "gold": len(gold), **_prf(correct, len(rows), len(gold))}
-    best, tp = {"f1": 0.0, "threshold": None}, 0
-    for n, (s, ok) in enumerate(rows, 1):
-        tp += ok
-        prf = _prf(tp, n, len(gold))
-        if prf["f1"] > best["f1"]:
-            best = {**prf, "threshold": s, "mined": n}
-    out["best"] = best
-    return out
-
-
-def _prf(tp: int, n_pred: int, n_gold: int) -> dict:
-    p = tp / n_pred if n_pred else 0.0
-    r = tp / n_gold if n_gold else 0.0
-    return {"precision": p, "recall": r, "f1": 2 * p * r / (p + r) if p + r else 0.0}
+    scores = np.array([s for s, _ in rows], dtype=np.float64)
+    correct = np.array([ok for _, ok in rows], dtype=bool)
+    n_correct = int(correct.sum())
+    return {"mined": len(rows), "correct": n_correct, "gold": len(gold), **prf(len(rows), n_correct, len(gold)),
+            "best": best_threshold(scores, correct, len(gold))}
 
 
 def run(src_lang="de", tgt_lang="en", noise_lang="fr", n_pairs=200, keep=0.8, seed=0,
