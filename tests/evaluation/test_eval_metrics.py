@@ -8,7 +8,6 @@ from xlingua.evaluation.tasks.eigen import eigen_similarity, laplacian_spectrum,
 from xlingua.evaluation.tasks.retrieval import precision_at_1
 from xlingua.evaluation.tasks.sts import correlations, pair_cosines
 from xlingua.evaluation.tasks.tatoeba import XTREME36, score_matrices, subset_langs
-from xlingua.evaluation.tasks.xnli import pair_features
 from xlingua.similarity import retrieval_accuracy
 
 
@@ -95,11 +94,6 @@ def test_eigen_similarity_hand_case():
     x = np.random.default_rng(1).standard_normal((10, 5))
     assert eigen_similarity(x, x @ rot) == pytest.approx(0.0, abs=1e-8)  # isometry: same graph
     assert sampled_eigen_similarity(x, x @ rot, samples=5, size=4) == pytest.approx(0.0, abs=1e-8)
-
-
-def test_pair_features_layout():
-    u, v = np.array([[1.0, -2.0]]), np.array([[3.0, 1.0]])
-    assert np.allclose(pair_features(u, v), [[1, -2, 3, 1, 2, 3, 3, -2]])
 
 
 def test_classify_cv_separable_toy():

@@ -18,11 +18,13 @@ KINDS = ("ridge", "mlp")
 GRID = {"ridge": (0.1, 1.0, 10.0, 100.0, 1000.0), "mlp": (1e-4, 1e-3, 1e-2, 1e-1)}
 
 
-def pair_features(u: np.ndarray, v: np.ndarray) -> np.ndarray:
-    """(n, 4d) rows [u, v, |u - v|, u * v] of L2-normalized u and v."""
+def pair_features(u: np.ndarray, v: np.ndarray, normalize: bool = True) -> np.ndarray:
+    """(n, 4d) float32 rows [u, v, |u - v|, u * v] of u and v, L2-normalized first unless
+    `normalize` is False."""
     if u.shape != v.shape:
         raise ValueError(f"pair_features needs equal shapes, got {u.shape} and {v.shape}")
-    u, v = normalize_rows(u), normalize_rows(v)
+    if normalize:
+        u, v = normalize_rows(u), normalize_rows(v)
     return np.hstack([u, v, np.abs(u - v), u * v]).astype(np.float32)
 
 

@@ -15,17 +15,15 @@ from xlingua.data.benchmarks import read_xnli_split as read_xnli
 from xlingua.data.nli import XNLI_LANGS
 from xlingua.evaluation.base import EvalContext, Task, TaskResult, mean
 from xlingua.evaluation.registry import register
-
-
-def pair_features(u: np.ndarray, v: np.ndarray) -> np.ndarray:
-    return np.concatenate([u, v, np.abs(u - v), u * v], axis=1)
+from xlingua.similarity.pair_regressor import pair_features
 
 
 def embed_pairs(ctx: EvalContext, pairs, lang: str) -> tuple[np.ndarray, np.ndarray]:
     pairs = ctx.head(pairs)
     u = ctx.embed([p.premise for p in pairs], lang)
     v = ctx.embed([p.hypothesis for p in pairs], lang)
-    return pair_features(u, v), np.array([p.label for p in pairs])
+    # the encoder's vectors as they are (LASER's are not unit length), as the papers feed them
+    return pair_features(u, v, normalize=False), np.array([p.label for p in pairs])
 
 
 @register
