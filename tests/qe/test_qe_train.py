@@ -167,3 +167,41 @@ def test_score_qe_bad_input_and_a_foreign_encoder_are_one_line(tmp_path, tiny_qe
     assert res.exit_code == 2
     assert res.output.strip().splitlines() == [f"error: the QE model at {run / 'model'} reads the vectors of "
                                                f"'bundled'; use --model bundled with --qe (got {other})"]
+
+
+def test_evaluate_reports_the_model_and_cosine_per_pair(trained):
+    from xlingua.qe.train import evaluate
+
+    root, enc, report = trained
+    result = evaluate(root / "run", "dev", encoder=enc, data_dir=root)
+    assert result["cosine"] == pytest.approx(report["dev"]["cosine"])
+    chosen = report["dev"][report["chosen"]]
+    # the chosen heads, calibrated on dev, correlate with dev gold as they did when chosen
+    assert result["qe"]["mean"] == pytest.approx(chosen["mean"], abs=1e-4)
+
+
+def test_ship_records_probe_scores_and_a_corrupted_copy_is_refused(tmp_path, tiny_qe):
+    from xlingua.encoders.loading import load_encoder
+    from xlingua.encoders.manifest import CorruptModelError
+    from xlingua.qe.ship import PROBE_PAIRS, probe_scores, ship
+    from xlingua.score import load_qe
+
+    spec, run = tiny_qe
+    enc = load_encoder(spec)
+    manifest = ship(run, tmp_path / "shipped", encoder=enc)
+    assert manifest["probe_pairs"]["pairs"] == [list(p) for p in PROBE_PAIRS]
+    shipped = load_qe(str(tmp_path / "shipped"), enc)
+    np.testing.assert_allclose(probe_scores(shipped, enc), manifest["probe_pairs"]["scores"], atol=1e-5)
+    with pytest.raises(FileExistsError):
+        ship(run, tmp_path / "shipped", encoder=enc)
+
+    data = bytearray((tmp_path / "shipped" / "qe.safetensors").read_bytes())
+    data[-5] ^= 0xFF
+    (tmp_path / "shipped" / "qe.safetensors").write_bytes(bytes(data))
+    with pytest.raises(CorruptModelError, match="qe.safetensors is corrupted or altered"):
+        load_qe(str(tmp_path / "shipped"), enc)
+    a, b = _files(tmp_path, ["one"], ["eins"])
+    res = CliRunner().invoke(app, ["score", a, b, "-o", str(tmp_path / "o.tsv"), "--model", spec,
+                                   "--qe-model", str(tmp_path / "shipped")])
+    assert res.exit_code == 2 and len(res.output.strip().splitlines()) == 1
+    assert "qe.safetensors is corrupted or altered" in res.output

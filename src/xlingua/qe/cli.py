@@ -31,6 +31,29 @@ def train_command(
     typer.echo(f"chosen: {report['chosen']}; model: {out / 'model'}")
 
 
+@qe_app.command("eval")
+def eval_command(
+    model: Path = typer.Argument(..., help="A `qe train` run, its model/, or a shipped QE model directory."),
+    split: str = typer.Option("test20", help="test20 (report once, for a model chosen on dev) or dev."),
+    output: Path = typer.Option(None, "--output", "-o", help="Write the figures as JSON here too."),
+):
+    """Pearson per language pair of the QE scores and of plain cosine against the human z-scores."""
+    from xlingua.io import write_json
+    from xlingua.qe.train import evaluate
+
+    if split not in ("test20", "dev"):
+        raise ValueError(f"split must be test20 or dev (train fits the heads), got {split!r}")
+    result = evaluate(model, split)
+    pairs = [p for p in result["qe"] if p != "mean"]
+    typer.echo(f"| scorer ({split}) | " + " | ".join(pairs) + " | mean |")
+    typer.echo("|---|" + "---:|" * (len(pairs) + 1))
+    for name in ("cosine", "qe"):
+        r = result[name]
+        typer.echo(f"| {name} | " + " | ".join(f"{r[p]:.3f}" for p in pairs) + f" | {r['mean']:.3f} |")
+    if output:
+        write_json(output, result)
+
+
 @qe_app.command("ship")
 def ship_command(
     run: Path = typer.Argument(..., help="A `qe train` run directory (its model/) or a QE model directory."),

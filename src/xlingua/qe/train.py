@@ -156,3 +156,30 @@ def report_md(report: dict) -> str:
         lines.append(f"| mean | {m['head']:.3f} | {m['cosine']:.3f} |")
         lines.append(f"\nPairs outside training are scored by: {report['unseen']}.")
     return "\n".join(lines) + "\n"
+
+
+def evaluate(model_dir: str | Path, split: str = "test20", encoder=None, data_dir=None,
+             limit: int = 0) -> dict:
+    """Pearson per pair of the model's scores and of cosine on `split` (test20: read once, for a
+    model chosen on dev)."""
+    from xlingua.encoders.cache import CachedEncoder
+    from xlingua.encoders.loading import load_encoder
+    from xlingua.encoders.manifest import verify
+
+    root = Path(model_dir)
+    root = root / "model" if (root / "model").is_dir() else root
+    verify(root)
+    model = QEModel.load(root)
+    encoder = encoder or CachedEncoder(load_encoder(model.base))
+    pairs = model.info.get("pairs") or list(MLQE_PAIRS)
+    data = load_split(encoder, pairs, split, limit, data_dir)
+    groups = np.asarray(data.groups)
+    pred = np.zeros(len(data.gold))
+    for pair in pairs:
+        rows = np.flatnonzero(groups == pair)
+        pred[rows] = model.predict(data.u[rows], data.v[rows], [data.src[i] for i in rows],
+                                   [data.tgt[i] for i in rows], pair)
+    head = mean_pearson(pred, data.gold, data.groups)
+    cos = mean_pearson(paired_cosine(data.u, data.v), data.gold, data.groups)
+    return {"split": split, "model": str(root), "qe": {"mean": head[0], **head[1]},
+            "cosine": {"mean": cos[0], **cos[1]}}
