@@ -1,5 +1,5 @@
-"""The fast inference paths: token-budget batching, bundled:bf16 against the fp32 reference,
-the ONNX export against torch, and which path `bundled` resolves to."""
+"""The fast inference paths: bundled:bf16 against the fp32 reference, the ONNX export against
+torch, and which path `bundled` resolves to."""
 from __future__ import annotations
 
 import numpy as np
@@ -7,18 +7,7 @@ import pytest
 import torch
 
 from tests.tiny_models import tiny_bert
-from xlingua.encoders.batching import TokenBudgetMixin, token_batches
 from xlingua.encoders.hf import TransformerEncoder
-
-
-def test_token_batches_by_hand():
-    # lengths by index; window 10; budget 20 padded tokens
-    lengths = [3, 9, 4, 25, 5, 2]
-    # sorted: 5(2) 0(3) 2(4) 4(5) 1(9) 3(25 -> 3 windows of <=10)
-    # [5,0,2,4]: 4 rows x 5 = 20 ok; +1: 5 x 9 = 45 > 20 -> cut
-    # [1]: then 3 needs 1+3=4 rows x 10 = 40 > 20 -> cut
-    assert token_batches(lengths, window=10, budget=20) == [[5, 0, 2, 4], [1], [3]]
-    assert token_batches([], window=10, budget=20) == []
 
 
 @pytest.fixture(scope="module")
@@ -29,22 +18,6 @@ def tiny_dir(tmp_path_factory):
     model.save_pretrained(path)
     tok.save_pretrained(path)
     return path
-
-
-class TinyBudget(TokenBudgetMixin, TransformerEncoder):
-    token_budget = 24
-
-
-TEXTS = ["the cat sat on a mat", "dog", "", "hello world big red cat far away the end",
-         " ".join(["big red dog"] * 10), "a", "small cat ran"]
-
-
-def test_token_budget_encode_equals_plain_encode(tiny_dir):
-    plain = TransformerEncoder(tiny_dir).encode(TEXTS, batch_size=1)
-    budget = TinyBudget(tiny_dir)
-    np.testing.assert_allclose(budget.encode(TEXTS), plain, atol=1e-5)
-    np.testing.assert_allclose(budget.encode(TEXTS, batch_size=2), plain, atol=1e-5)  # ignored
-    assert budget.encode([]).shape == (0, 32)
 
 
 def test_onnx_export_matches_torch(tiny_dir, tmp_path):
@@ -95,13 +68,3 @@ def test_bf16_cosine_to_fp32_reference():
     got = fast.encode(SAMPLE)
     cos = (got * ref).sum(axis=1)
     assert got.dtype == np.float32 and cos.min() >= 0.999, cos
-
-
-def test_padding_batches_by_hand():
-    from xlingua.encoders.batching import padding_batches
-
-    # sorted: 2 2 3 | 10 10 | 40 costs 3*3+5 + 2*10+5 + 40+5 = 84; one batch would cost 6*40+5
-    lengths = [10, 2, 40, 3, 10, 2]
-    assert padding_batches(lengths, call_cost=5) == [[1, 5, 3], [0, 4], [2]]
-    assert padding_batches(lengths, call_cost=1000) == [[1, 5, 3, 0, 4, 2]]
-    assert padding_batches([7, 7], call_cost=0) == [[0, 1]] and padding_batches([], 5) == []

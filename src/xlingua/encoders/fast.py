@@ -20,6 +20,7 @@ PREFIXES = ("query", "passage")
 
 class FastBundledEncoder(Encoder):
     normalized = True
+    pads = False  # the engine runs a batch's tokens concatenated: no padding to save
 
     def __init__(self, prefix: str = "query", threads: int | None = None, alias: str = "bundled"):
         if prefix not in PREFIXES:

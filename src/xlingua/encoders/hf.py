@@ -57,6 +57,7 @@ def resolve_model_dir(spec: str | os.PathLike) -> Path:
 class TransformerEncoder(Encoder):
     #: fp32 torch module that `xlingua train` can fine-tune (training.model.SentenceModel)
     trainable = True
+    by_tokens = True
 
     def __init__(self, model: str | os.PathLike, pooling: str | None = None,
                  layer: int | None = None, normalize: bool | None = None,
@@ -128,12 +129,21 @@ class TransformerEncoder(Encoder):
         return self._pooled(batch, self.layer, normalize=self.normalize)
 
     # ---- encoding -----------------------------------------------------------------------
+    def _sized(self, texts: list[str]) -> tuple[list[list[int]], list[int]]:
+        # tokenized once: the batches are cut by these counts and run from these ids
+        ids = self.tok.content_ids(texts)
+        return ids, [len(x) + self.tok.num_special for x in ids]
+
     def _encode_batch(self, texts: list[str], lang: str | None) -> np.ndarray:
-        windows, owner, weight = self._windows(texts)
+        return self._encode_items(self.tok.content_ids(texts), lang)
+
+    def _encode_items(self, ids: list[list[int]], lang: str | None) -> np.ndarray:
+        """Vectors of texts given as content ids."""
+        windows, owner, weight = self._windows(ids)
         with self._inference():
             pooled = torch.cat([self._pooled(b, self.layer, normalize=False).float().cpu()
                                 for b in self._forward_groups(windows)])
-        out = torch.zeros(len(texts), self.dim)
+        out = torch.zeros(len(ids), self.dim)
         if self.pooling == "max":
             out.fill_(torch.finfo(out.dtype).min)
             for row, i in zip(pooled, owner):
@@ -141,7 +151,7 @@ class TransformerEncoder(Encoder):
         else:
             w = torch.tensor(weight, dtype=torch.float32)
             out.index_add_(0, torch.tensor(owner), pooled * w[:, None])
-            out /= torch.zeros(len(texts)).index_add_(0, torch.tensor(owner), w)[:, None]
+            out /= torch.zeros(len(ids)).index_add_(0, torch.tensor(owner), w)[:, None]
         if self.normalize:
             out = torch.nn.functional.normalize(out, dim=-1)
         return out.numpy()
@@ -159,7 +169,7 @@ class TransformerEncoder(Encoder):
             return [self._content(ids, states, return_ids) for ids, states in full]
         texts = list(texts)
         layer = self.layer if layer is None else layer
-        windows, owner, _ = self._windows(texts)
+        windows, owner, _ = self._windows(self.tok.content_ids(texts))
         parts: list[list] = [[] for _ in texts]
         k = 0
         for batch in self._forward_groups(windows):
@@ -192,10 +202,10 @@ class TransformerEncoder(Encoder):
         out = states[keep]
         return ([ids[i] for i in keep], out) if return_ids else out
 
-    def _windows(self, texts: list[str]):
+    def _windows(self, content_ids: list[list[int]]):
         """Every text's content ids cut into windows (at least one each), with specials."""
         windows, owner, weight = [], [], []
-        for i, ids in enumerate(self.tok.content_ids(texts)):
+        for i, ids in enumerate(content_ids):
             for start in range(0, max(len(ids), 1), self.window):
                 chunk = ids[start : start + self.window]
                 windows.append(self.tok.wrap(chunk))

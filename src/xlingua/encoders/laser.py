@@ -25,6 +25,7 @@ from xlingua.encoders.registry import register_spec
 
 class LaserEncoder(Encoder):
     normalized = False
+    by_tokens = True
 
     def __init__(self, path: str, threads: int | None = None, name: str | None = None):
         root, weights = Path(path), "encoder.pt"
@@ -48,8 +49,17 @@ class LaserEncoder(Encoder):
         self.dim = self.net.dim
         self.name = name or f"laser:{root.name}" + ("" if weights == "encoder.pt" else f"/{weights}")
 
+    def _sized(self, texts: list[str]) -> tuple[list[list[int]], list[int]]:
+        # tokenized once. Padding costs the embedding and the pooling, and a batch runs as many
+        # LSTM steps as its longest text: batches are cut by the shared rule like a transformer's
+        ids = self.sp.encode(texts)
+        return ids, [max(len(x), 1) for x in ids]  # an empty text runs as one EOS
+
     def _encode_batch(self, texts: list[str], lang: str | None) -> np.ndarray:
-        tokens, lengths = pad_batch(self.sp.encode(texts))
+        return self._encode_items(self.sp.encode(texts), lang)
+
+    def _encode_items(self, ids: list[list[int]], lang: str | None) -> np.ndarray:
+        tokens, lengths = pad_batch(ids)
         with torch.no_grad():
             return self.net(tokens, lengths).numpy()
 

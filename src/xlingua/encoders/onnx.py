@@ -1,5 +1,5 @@
 """`bundled:onnx`: the bundled e5-small exported to ONNX (fp32) and run by ONNX Runtime with
-all graph optimizations, batched by token budget. Measured beside the other paths in
+all graph optimizations. Measured beside the other paths in
 `xlingua bench embed`; on the project machine it ran at 1.65x torch fp32 but about half the
 speed of bundled:bf16 (docs/results.md), so it is selectable but not the default. Needs the
 `onnx` extra.
@@ -14,7 +14,6 @@ from pathlib import Path
 
 import torch
 
-from xlingua.encoders.batching import TokenBudgetMixin
 from xlingua.encoders.bundled import BundledTorchEncoder
 from xlingua.io import atomic_path
 
@@ -44,7 +43,7 @@ def export_onnx(model, path: Path) -> Path:
     return path
 
 
-class BundledOnnxEncoder(TokenBudgetMixin, BundledTorchEncoder):
+class BundledOnnxEncoder(BundledTorchEncoder):
     trainable = False  # the exported graph runs; the torch module is not what computes
 
     def __init__(self, prefix: str = "query", threads: int | None = None, **options):

@@ -47,6 +47,10 @@ def teacher_tokenizer(name: str, root: Path | None = None):
 
 
 class StaticEncoder(Encoder):
+    # A batch is a sparse (texts x pieces) matrix times the vectors: its cost is its real pieces,
+    # with no padding to save, so batches are large and in input order (no sort, no scatter).
+    pads = False
+
     def __init__(self, path: str | Path, name: str | None = None):
         from safetensors.numpy import load_file
 
@@ -68,10 +72,7 @@ class StaticEncoder(Encoder):
         return pool(self.vectors, self.row, self.tok.content_ids(texts))
 
     def encode(self, texts, lang=None, batch_size: int = 8192, show_progress: bool = False) -> np.ndarray:
-        # No padding to save: batches in input order, no length sort
-        texts = list(texts)
-        batches = [list(range(s, min(s + batch_size, len(texts)))) for s in range(0, len(texts), batch_size)]
-        return self._encode_batches(texts, batches, lang, show_progress)
+        return super().encode(texts, lang, batch_size, show_progress)
 
     def fingerprint(self) -> str:
         h = hashlib.sha256((self.path / VECTORS).read_bytes())

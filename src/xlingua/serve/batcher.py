@@ -1,10 +1,10 @@
 """Dynamic batching for the server: requests from many clients share model calls.
 
 Requests go onto a bounded queue (counted in texts); one worker thread takes the oldest
-request and then as many of the next ones as fit a token budget, sorts all their texts by
-token count and cuts them where padding would cost more than another model call (a few
-requests of mixed sizes in one batch would pad every text to the longest), embeds each cut
-with one `encode` call, and hands each request its rows.
+request and then as many of the next ones as fit a token budget, embeds all their texts with
+one `encode` call, and hands each request its rows. `encode` cuts model calls by the rule every
+encoder shares (encoders.batching: sorted by tokens, cut where padding would cost more than
+another call), so a few requests of mixed sizes are not padded to the longest text.
 The event loop never runs the model. A request whose client has gone is dropped from the
 queue (or its rows discarded if it is already running).
 """
@@ -20,13 +20,8 @@ from typing import Sequence
 import numpy as np
 
 from xlingua.encoders.base import Encoder
-from xlingua.encoders.batching import padding_batches
 
 log = logging.getLogger("xlingua.serve")
-
-#: a model call's fixed cost in padded tokens (call overhead, small matrix products on CPU),
-#: weighed against padding when the worker cuts batches
-CALL_COST = 64
 
 
 class Overloaded(Exception):
@@ -110,11 +105,7 @@ class Batcher:
     # ---- the worker -------------------------------------------------------------------
     def _tokens(self, job: Job) -> int:
         if job.tokens is None:
-            tok = getattr(self.encoder, "tok", None)
-            if tok is not None:
-                job.lengths = [len(ids) + tok.num_special for ids in tok.content_ids(job.texts)]
-            else:  # encoders without a tokenizer (USE, LASER): about 4 characters a token
-                job.lengths = [len(t) // 4 + 1 for t in job.texts]
+            job.lengths = self.encoder.lengths(job.texts)
             job.tokens = sum(job.lengths)
         return job.tokens
 
@@ -152,7 +143,9 @@ class Batcher:
             texts = [t for j in jobs for t in j.texts]
             start = time.perf_counter()
             try:
-                vecs = self._encode(texts, [n for j in jobs for n in j.lengths], jobs[0].lang)
+                # batch_size: no cap on texts per call for encoders batched by count
+                vecs = np.asarray(self.encoder.encode(texts, lang=jobs[0].lang, batch_size=len(texts)),
+                                  dtype=np.float32)
             except Exception as exc:  # every waiting request gets the error, the worker lives on
                 log.exception("encode failed")
                 for j in jobs:
@@ -175,18 +168,6 @@ class Batcher:
                     continue
                 if not j.future.done():
                     j.future.set_result(Result(np.asarray(part, dtype=np.float32), self._tokens(j)))
-
-    def _encode(self, texts: list[str], lengths: list[int], lang: str | None) -> np.ndarray:
-        window = getattr(self.encoder, "max_length", None)  # a longer text runs as windows
-        lengths = [min(n, window) for n in lengths] if window else lengths
-        out = None
-        for idx in padding_batches(lengths, CALL_COST):
-            part = np.asarray(self.encoder.encode([texts[i] for i in idx], lang=lang,
-                                                  batch_size=len(idx)), dtype=np.float32)
-            if out is None:
-                out = np.zeros((len(texts), part.shape[1]), dtype=np.float32)
-            out[idx] = part
-        return out
 
     def _retry_after(self) -> int:
         rate = self._items_per_s or 50.0
