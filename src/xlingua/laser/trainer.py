@@ -32,8 +32,8 @@ from xlingua.encoders.laser_vocab import PAD, load_vocab, train_vocab
 
 
 OBJECTIVES = ("translation", "distill")
-# settings whose value before they existed differs from today's default: a checkpoint written
-# then resumes with it (long sides were dropped, not truncated)
+# settings a checkpoint may not record, with the value such a checkpoint ran with where that is
+# not today's default (truncate: it dropped long sides instead): resuming keeps its data as it was
 BEFORE = {"truncate": False}
 
 
@@ -285,8 +285,8 @@ def train_laser(cfg: LaserTrainConfig, out_dir, *, l10n_root=None, data_dir=None
     ckpt_path = out / "checkpoint.pt"
     if ckpt_path.exists() and resume:
         saved = torch.load(ckpt_path, map_location="cpu", weights_only=False)
-        # a setting added after the checkpoint was written had its default then, or its BEFORE
-        # value, which the resumed run keeps (its data must stay what it was)
+        # a setting the checkpoint does not record ran at its default, or at its BEFORE value:
+        # the resumed run keeps that value, so its data stays the same
         unrecorded = {k: v for k, v in BEFORE.items() if k not in saved["train_config"]}
         cfg = replace(cfg, **unrecorded)
         old = _data_model_config({**asdict(LaserTrainConfig()), **saved["train_config"], **unrecorded})

@@ -177,7 +177,7 @@ def train_meaning(src: np.ndarray, tgt: np.ndarray, src_langs: list[str], out_di
         identity.pop(k)
     if state_path.exists():
         state = torch.load(state_path, map_location="cpu", weights_only=True)
-        # A run from before a setting existed had that setting's default.
+        # A setting state.pt does not record ran at its default.
         old = {**{k: v for k, v in asdict(TrainConfig()).items() if k in identity}, **state["identity"]}
         if old != identity:
             raise ValueError(f"{out} holds a run with other settings or data (state.pt); "

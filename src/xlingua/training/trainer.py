@@ -152,7 +152,7 @@ class Trainer:
         new = self.config.to_dict()
         if "config" in state:
             changes = config_changes(state["config"], new)
-        else:  # written before checkpoints held their config: nothing to compare against
+        else:  # a checkpoint without its config: nothing to compare the settings against
             unrecorded = [k for k in override if k not in RESUME_OVERRIDABLE]
             if unrecorded:
                 raise InputError(f"{path}: predates config checks, so it did not record {', '.join(unrecorded)} "
