@@ -206,11 +206,9 @@ def bench_peak_command(
 ):
     """This CPU's matrix-multiply rate (GFLOP/s) per dtype on the model's linear layers: the peak
     `bench embed` sets each path against."""
-    from rich.console import Console
-
     from xlingua.embed_bench import peak_report
 
-    Console().print(peak_report(model, dtype or None, seconds, tokens), markup=False)
+    typer.echo(peak_report(model, dtype or None, seconds, tokens))
 
 
 @bench_app.command("prepare")
