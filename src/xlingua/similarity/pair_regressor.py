@@ -39,7 +39,8 @@ class PairRegressor:
         return self.model.predict(pair_features(u, v))
 
 
-def _make(kind: str, setting: float, seed: int):
+def make_regressor(kind: str, setting: float, seed: int):
+    """An unfitted scikit-learn ridge (L2 `setting`) or one-hidden-layer MLP (L2 weight `setting`)."""
     from sklearn.linear_model import Ridge
     from sklearn.neural_network import MLPRegressor
 
@@ -60,7 +61,7 @@ def fit_pair_regressor(train: tuple[np.ndarray, np.ndarray, np.ndarray],
     x_dev, y_dev = pair_features(dev[0], dev[1]), np.asarray(dev[2], dtype=np.float64)
     best, tried = None, {}
     for setting in GRID[kind]:
-        model = _make(kind, setting, seed).fit(x_train, y_train)
+        model = make_regressor(kind, setting, seed).fit(x_train, y_train)
         r = float(pearsonr(model.predict(x_dev), y_dev).statistic)
         tried[setting] = r
         if best is None or r > tried[best[0]]:

@@ -21,7 +21,7 @@ import numpy as np
 from scipy.stats import pearsonr
 
 from xlingua.similarity.cosine import paired_cosine
-from xlingua.similarity.pair_regressor import pair_features
+from xlingua.similarity.pair_regressor import make_regressor, pair_features
 
 KINDS = ("ridge", "mlp")
 GRID = {"ridge": (1.0, 10.0, 100.0, 1000.0, 10000.0), "mlp": (1e-3, 1e-2, 1e-1, 1.0)}
@@ -106,16 +106,6 @@ def _export(kind: str, scaler, model) -> dict[str, np.ndarray]:
     return arrays
 
 
-def _model(kind: str, setting: float, seed: int):
-    from sklearn.linear_model import Ridge
-    from sklearn.neural_network import MLPRegressor
-
-    if kind == "ridge":
-        return Ridge(alpha=setting)
-    return MLPRegressor(hidden_layer_sizes=(256,), alpha=setting, early_stopping=True,
-                        validation_fraction=0.1, max_iter=200, random_state=seed)
-
-
 def fit_qe_head(train: Split, dev: Split, kind: str = "ridge", features: Features = Features(),
                 grid=None, seed: int = 0) -> QEHead:
     """Fit once per setting of the grid on train; keep the setting with the highest mean dev
@@ -130,7 +120,7 @@ def fit_qe_head(train: Split, dev: Split, kind: str = "ridge", features: Feature
     scaler.scale_ = np.where(scaler.scale_ > 0, scaler.scale_, 1.0)  # constant columns stay put
     best, tried = None, {}
     for setting in grid or GRID[kind]:
-        model = _model(kind, setting, seed).fit(scaler.transform(x_train), train.gold)
+        model = make_regressor(kind, setting, seed).fit(scaler.transform(x_train), train.gold)
         head = QEHead(kind, features, _export(kind, scaler, model), float(setting))
         tried[float(setting)], _ = mean_pearson(head.raw(x_dev), dev.gold, dev.groups)
         if best is None or tried[float(setting)] > tried[best.setting]:
