@@ -77,8 +77,6 @@ class Encoder(ABC):
         """Rows of `items`, embedded by `run(batch, lang)` batch by batch (each a list of row
         indices)."""
         out = np.zeros((len(items), self.dim), dtype=np.float32)
-        if not items:
-            return out
         progress = _progress(len(items), self.name) if show_progress else None
         try:
             for idx in batches:
