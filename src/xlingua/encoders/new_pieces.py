@@ -1,0 +1,111 @@
+"""New tokenizer pieces for languages a model splits badly: SentencePiece pieces learned on their
+text, appended to an e5 (unigram) tokenizer and to the model's word-embedding matrix.
+
+Every existing piece keeps its id and its row; the new pieces take the ids after them (rows past
+the last piece, which no text reaches, are reused: e5's matrix has 35 of them). A new piece's
+row starts as the mean of the rows of the pieces the tokenizer split it into before (a
+character no piece held counts as one <unk>, as the tokenizer reads it). A new piece's score is
+its log-probability in the learned model, raised to the tokenizer's lowest score where it falls
+below: the unknown-character score is that lowest score minus 10, so it stays what it was.
+"""
+from __future__ import annotations
+
+import io
+import json
+from typing import Callable, Sequence
+
+import torch
+
+from xlingua.encoders.tokenizer import E5Tokenizer, _char_class
+
+
+def learn_pieces(texts: Sequence[str], size: int, table: dict[int, str]) -> list[tuple[str, float]]:
+    """Up to `size` unigram pieces (piece, log-probability) learned on `texts` as an e5 tokenizer
+    sees them: its per-character map applied, runs of spaces collapsed, "▁" for a space."""
+    import sentencepiece as spm
+    from sentencepiece import sentencepiece_model_pb2 as pb
+
+    lines = [" ".join(t.translate(table).split()) for t in texts]
+    lines = [line for line in lines if line]
+    if not lines:
+        raise ValueError("no text to learn new pieces from")
+    model = io.BytesIO()
+    spm.set_random_generator_seed(0)  # with one thread, the same pieces every time
+    spm.SentencePieceTrainer.train(
+        sentence_iterator=iter(lines), model_writer=model, vocab_size=size, model_type="unigram",
+        character_coverage=1.0, normalization_rule_name="identity", add_dummy_prefix=True,
+        remove_extra_whitespaces=True, hard_vocab_limit=False, byte_fallback=False,
+        num_threads=1, minloglevel=2)
+    proto = pb.ModelProto()
+    proto.ParseFromString(model.getvalue())
+    return [(p.piece, float(p.score)) for p in proto.pieces if p.type == pb.ModelProto.SentencePiece.NORMAL]
+
+
+def piece_splitter(tok: E5Tokenizer) -> Callable[[str], list[int]]:
+    """A function giving the ids `tok` reads a piece as (a whole word's pieces when the piece
+    starts with "▁")."""
+    spec = json.loads(tok.json)
+    known = {c for p, _ in spec["model"]["vocab"] for c in p}
+    unk, model = spec["model"]["unk_id"], tok.tokenizer.model
+
+    def split(piece: str) -> list[int]:
+        ids, run = [], ""
+        for ch in piece:
+            if ch in known:
+                run += ch
+                continue
+            if run:
+                ids.extend(t.id for t in model.tokenize(run))
+                run = ""
+            ids.append(unk)  # the tokenizer isolates a character no piece holds: one <unk>
+        if run:
+            ids.extend(t.id for t in model.tokenize(run))
+        return ids
+
+    return split
+
+
+def piece_count(encoder) -> int:
+    """How many pieces `encoder`'s tokenizer has; an error unless it is e5's unigram tokenizer."""
+    tok = encoder.tokenizer
+    if getattr(tok, "kind", None) != "e5":
+        raise ValueError(f"{encoder.name}: new pieces need e5's unigram tokenizer; this model has a "
+                         f"{getattr(tok, 'kind', type(tok).__name__)} tokenizer")
+    return len(json.loads(tok.json)["model"]["vocab"])
+
+
+def add_pieces(encoder, pieces: Sequence[tuple[str, float]]) -> list[int]:
+    """Give `encoder` (a TransformerEncoder with an e5 tokenizer) the `pieces` its tokenizer
+    lacks, in order; returns their ids. Its tokenizer and model are replaced in place."""
+    piece_count(encoder)
+    tok = encoder.tokenizer
+    spec = json.loads(tok.json)
+    vocab = spec["model"]["vocab"]
+    have = {p for p, _ in vocab}
+    new = []
+    for piece, score in pieces:
+        if piece not in have:
+            have.add(piece)
+            new.append((piece, score))
+    if not new:
+        return []
+    weight = encoder.model.get_input_embeddings().weight
+    rows = len(vocab)
+    if weight.shape[0] < rows:
+        raise ValueError(f"{encoder.name}: {weight.shape[0]} embedding rows for {rows} pieces")
+    split = piece_splitter(tok)
+    with torch.no_grad():
+        start = torch.stack([weight[split(p)].mean(0) for p, _ in new])
+    lowest = min(s for _, s in vocab)
+    vocab.extend([p, max(s, lowest)] for p, s in new)
+    steps = spec["pre_tokenizer"].get("pretokenizers") or []
+    if len(steps) != 2 or steps[1].get("type") != "Split":
+        raise ValueError(f"{encoder.name}: not the e5 tokenizer layout (metaspace, then a split of unknown characters)")
+    # characters the new pieces bring are no longer unknown: the split must not isolate them
+    steps[1]["pattern"]["Regex"] = _char_class({c for p, _ in vocab for c in p})
+    if rows + len(new) > weight.shape[0]:
+        encoder.model.resize_token_embeddings(rows + len(new), mean_resizing=False)
+    with torch.no_grad():
+        encoder.model.get_input_embeddings().weight[rows:rows + len(new)] = start
+    encoder.tok = E5Tokenizer(json.dumps(spec, ensure_ascii=False), tok.table, tok.prefix)
+    return list(range(rows, rows + len(new)))
