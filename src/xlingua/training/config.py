@@ -15,7 +15,7 @@ from xlingua.data.text import read_whole
 
 PRECISIONS = ("fp32", "bf16")
 SCHEDULES = ("constant", "linear", "cosine")
-SAMPLINGS = ("cycle", "proportional")
+SAMPLINGS = ("cycle", "proportional", "weighted")
 
 
 @dataclass
@@ -35,12 +35,14 @@ class TaskConfig:
 
 @dataclass
 class EvalConfig:
-    """Dev evaluation: retrieval accuracy on l10n dev pairs and/or a Tatoeba subset;
+    """Dev evaluation: retrieval accuracy on l10n dev pairs, a Tatoeba subset, the general
+    corpus's dev slices and/or users' own pair files (data.general.read_own_pairs);
     `select` names the metric that picks the best checkpoint ("mean" = mean of all)."""
 
     l10n_langs: list = field(default_factory=list)
     tatoeba_langs: list = field(default_factory=list)
     general_langs: list = field(default_factory=list)  # languages of the general corpus's dev slice
+    pair_files: dict = field(default_factory=dict)     # {lang: FILE}: the dev slice of a user's own pairs
     limit: int = 500
     select: str = "mean"
 
@@ -61,8 +63,12 @@ class TrainConfig:
     schedule: str = "linear"
     max_grad_norm: float = 1.0
     freeze: list = field(default_factory=list)  # parameter-name substrings, e.g. word_embeddings
+    # {parameter-name substring: N}: the first N rows stay as they are, e.g. the word embeddings
+    # of a tokenizer's original pieces while pieces added after them train
+    freeze_rows: dict = field(default_factory=dict)
     precision: str = "fp32"        # bf16: forward and backward under bfloat16 autocast
-    sampling: str = "cycle"
+    sampling: str = "cycle"        # cycle | proportional (weight x size) | weighted (weight alone)
+    max_minutes: float = 0.0       # training time summed over resumes (0 = none)
     log_every: int = 10
     eval_every: int = 0
     checkpoint_every: int = 0

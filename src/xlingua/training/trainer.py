@@ -2,15 +2,18 @@
 
 mUSE-style multi-task training: with `sampling: cycle` tasks take turns, one optimizer step
 each; with `sampling: proportional` each step draws a task with probability proportional to
-weight x number of examples. AdamW with warm-up and a constant/linear/cosine schedule, gradient
-accumulation, freezing by parameter name, periodic dev evaluation with best-model keeping and
-early stopping, a rich progress bar, a JSONL log and a PNG plot. Checkpoints every N steps hold
-everything that decides the rest of the run (weights, optimizer, schedule, sampler positions,
-RNG states), so `resume=True` after a kill ends with the same weights as an unbroken run.
+weight x number of examples (`weighted`: to weight alone). AdamW with warm-up and a
+constant/linear/cosine schedule, gradient accumulation, freezing by parameter name (or the first
+rows of a parameter), periodic dev evaluation with best-model keeping and early stopping, a time
+budget summed over resumes, a rich progress bar, a JSONL log and a PNG plot. Checkpoints every N
+steps (and when the time budget ends) hold everything that decides the rest of the run (weights,
+optimizer, schedule, sampler positions, RNG states), so `resume=True` after a kill ends with the
+same weights as an unbroken run.
 Under torchrun every process takes its slice of each global batch (see objectives.distributed).
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import random
@@ -25,7 +28,7 @@ import torch
 from xlingua.data.text import InputError
 from xlingua.io import atomic_open, disk_full, save_torch, write_text
 from xlingua.objectives import distributed as ddp
-from xlingua.training.config import TrainConfig
+from xlingua.training.config import EvalConfig, TrainConfig
 from xlingua.data.examples import make_sampler
 from xlingua.training.evaluate import DevEvaluator
 from xlingua.training.model import SentenceModel
@@ -34,7 +37,7 @@ from xlingua.training.tasks import build_task
 CHECKPOINT = "checkpoint.pt"
 LOG = "log.jsonl"
 #: settings a resumed run may change freely (they change nothing already done)
-RESUME_FREE = ("output_dir", "log_every", "checkpoint_every")
+RESUME_FREE = ("output_dir", "log_every", "checkpoint_every", "max_minutes")
 #: settings `--override` may change on resume; the rest (model, tasks, seed, batch...) fix the
 #: data order and the weights, so changing them needs a new output directory
 RESUME_OVERRIDABLE = ("lr", "weight_decay", "max_steps", "warmup_steps", "schedule", "max_grad_norm",
@@ -42,9 +45,23 @@ RESUME_OVERRIDABLE = ("lr", "weight_decay", "max_steps", "warmup_steps", "schedu
 
 
 def config_changes(old: dict, new: dict) -> dict[str, tuple]:
-    """{key: (old, new)} for the settings that differ, other than RESUME_FREE."""
+    """{key: (old, new)} for the settings that differ, other than RESUME_FREE. A setting the
+    old config lacks (added to xlingua after it was written) ran at its default."""
+    old = {**_defaults(TrainConfig), **old}
+    if isinstance(old.get("eval"), dict):
+        old["eval"] = {**_defaults(EvalConfig), **old["eval"]}
     return {k: (old.get(k), new.get(k)) for k in sorted(set(old) | set(new))
             if k not in RESUME_FREE and old.get(k) != new.get(k)}
+
+
+def _defaults(cls) -> dict:
+    out = {}
+    for f in dataclasses.fields(cls):
+        if f.default is not dataclasses.MISSING:
+            out[f.name] = f.default
+        elif f.default_factory is not dataclasses.MISSING:
+            out[f.name] = f.default_factory()
+    return out
 
 
 def set_seed(seed: int) -> None:
@@ -63,6 +80,21 @@ def freeze(model: torch.nn.Module, patterns: list[str]) -> int:
     if patterns and not count:
         raise ValueError(f"freeze patterns {patterns} match no parameter")
     return count
+
+
+def freeze_rows(model: torch.nn.Module, rows: dict[str, int]) -> list[str]:
+    """Zero the gradient of the first N rows of every trainable parameter whose name contains a
+    key of `rows`; returns their names. Such a parameter takes no weight decay either, so AdamW
+    leaves those rows bit-identical."""
+    names = []
+    for name, p in model.named_parameters():
+        for pattern, n in rows.items():
+            if pattern in name and p.requires_grad:
+                p.register_hook(lambda g, n=int(n): torch.cat([torch.zeros_like(g[:n]), g[n:]]))
+                names.append(name)
+    if rows and not names:
+        raise ValueError(f"freeze_rows patterns {sorted(rows)} match no trainable parameter")
+    return names
 
 
 def lr_lambda(config: TrainConfig) -> Callable[[int], float]:
@@ -89,19 +121,23 @@ class Trainer:
         self.model.max_seq_length = config.max_seq_length
         self.model.precision = config.precision
         self.frozen = freeze(self.model, config.freeze)
+        self.fixed_rows = freeze_rows(self.model, config.freeze_rows)
         self.tasks = torch.nn.ModuleList([build_task(t, self.model.dim, config.seed) for t in config.tasks])
         for task in self.tasks:
             task.prepare(self.model, self.out)
         self.samplers = [make_sampler(t.examples, t.config.temperature, config.seed, salt=i)
                          for i, t in enumerate(self.tasks)]
         self.params = [p for p in list(self.model.parameters()) + list(self.tasks.parameters()) if p.requires_grad]
-        self.optimizer = torch.optim.AdamW(_param_groups(self.model, self.tasks, config.weight_decay), lr=config.lr)
+        self.optimizer = torch.optim.AdamW(_param_groups(self.model, self.tasks, config.weight_decay, self.fixed_rows),
+                                           lr=config.lr)
         self.scheduler = torch.optim.lr_scheduler.LambdaLR(self.optimizer, lr_lambda(config))
         self.evaluator = DevEvaluator(config.eval)
         self.step = 0
         self.best = -math.inf
         self.bad_evals = 0
-        sizes = np.array([len(t.examples) * t.config.weight for t in self.tasks], dtype=np.float64)
+        self.elapsed = 0.0  # training seconds, summed over resumes
+        sizes = np.array([t.config.weight * (len(t.examples) if config.sampling == "proportional" else 1)
+                          for t in self.tasks], dtype=np.float64)
         self.task_probs = sizes / sizes.sum()
 
     # -- one step ---------------------------------------------------------------------------
@@ -131,7 +167,8 @@ class Trainer:
 
     # -- checkpoints ------------------------------------------------------------------------
     def state_dict(self) -> dict:
-        return {"step": self.step, "best": self.best, "bad_evals": self.bad_evals, "config": self.config.to_dict(),
+        return {"step": self.step, "best": self.best, "bad_evals": self.bad_evals, "elapsed": self.elapsed,
+                "config": self.config.to_dict(),
                 "model": self.model.state_dict(), "tasks": self.tasks.state_dict(),
                 "optimizer": self.optimizer.state_dict(), "scheduler": self.scheduler.state_dict(),
                 "samplers": [s.state_dict() for s in self.samplers],
@@ -188,6 +225,7 @@ class Trainer:
         np.random.set_state(state["rng"]["numpy"])
         random.setstate(state["rng"]["python"])
         self.step, self.best, self.bad_evals = state["step"], state["best"], state["bad_evals"]
+        self.elapsed = state.get("elapsed", 0.0)
         _truncate_log(self.out / LOG, self.step)
         return True
 
@@ -215,6 +253,12 @@ class Trainer:
         self.log({"step": self.step, "eval": metrics})
         return metrics
 
+    def out_of_time(self) -> bool:
+        if not self.config.max_minutes:
+            return False
+        # every process stops at the same step, or the collectives would wait forever
+        return ddp.all_reduce_mean(float(self.elapsed >= self.config.max_minutes * 60)) > 0
+
     def train(self, resume: bool = False, on_step: Callable[[int], None] | None = None,
               show_progress: bool = True, override=()) -> Path:
         cfg = self.config
@@ -230,9 +274,18 @@ class Trainer:
         progress = _progress(cfg.max_steps, self.step) if show_progress and ddp.rank() == 0 else None
         self.model.train()
         window, t0, done0 = [], time.perf_counter(), self.step
+        elapsed0 = self.elapsed
         try:
             while self.step < cfg.max_steps:
+                self.elapsed = elapsed0 + time.perf_counter() - t0
+                if self.out_of_time():
+                    if cfg.eval_every and self.step % cfg.eval_every and self.step > done0:
+                        self.evaluate()  # the dev choice sees the last steps too
+                    self.save_checkpoint()  # a rerun with a larger budget goes on from here
+                    self.log({"step": self.step, "time_limit": True, "minutes": round(self.elapsed / 60, 2)})
+                    break
                 name, loss = self.train_step()
+                self.elapsed = elapsed0 + time.perf_counter() - t0
                 window.append(loss)
                 rate = (self.step - done0) / (time.perf_counter() - t0)
                 if self.step % cfg.log_every == 0 or self.step == cfg.max_steps:
@@ -265,12 +318,13 @@ def train(config: TrainConfig, resume: bool = False, show_progress: bool = True,
     return Trainer(config).train(resume=resume, show_progress=show_progress, override=override)
 
 
-def _param_groups(model, tasks, weight_decay: float) -> list[dict]:
+def _param_groups(model, tasks, weight_decay: float, fixed_rows=()) -> list[dict]:
     decay, no_decay = [], []
     for module in (model, tasks):
         for name, p in module.named_parameters():
             if p.requires_grad:
-                (no_decay if p.ndim < 2 or "LayerNorm" in name else decay).append(p)
+                undecayed = p.ndim < 2 or "LayerNorm" in name or (module is model and name in fixed_rows)
+                (no_decay if undecayed else decay).append(p)
     return [{"params": decay, "weight_decay": weight_decay}, {"params": no_decay, "weight_decay": 0.0}]
 
 
