@@ -15,7 +15,7 @@ qe_app = Typer(no_args_is_help=True, help="Trained quality estimation: heads on 
 def train_command(
     out: Path = typer.Option(..., "--out", "-o", help="Run directory (model/, report.json, report.md)."),
     option: list[str] = typer.Option(None, "--set", help="A setting as NAME=VALUE (lists comma-separated): "
-                                     "base, pairs, candidates, held_out, limit, seed."),
+                                     "base, pairs, candidates, held_out, train_rows, seed."),
 ):
     """Fit every candidate head on the train split, keep the best by mean dev Pearson over the
     pairs, and check pairs outside training by leaving each out in turn. Then `xlingua score --qe

@@ -41,7 +41,7 @@ class QEConfig:
     pairs: tuple[str, ...] = MLQE_PAIRS
     candidates: tuple[str, ...] = tuple(CANDIDATES)
     held_out: tuple[str, ...] = MLQE_PAIRS  # pairs left out in turn for the unseen-pair check
-    limit: int = 0  # rows per pair and split, 0 for all (tests, quick runs)
+    train_rows: int = 0  # the first N train rows of each pair, 0 for all (dev is always whole)
     seed: int = 0
 
     def __post_init__(self):
@@ -96,8 +96,8 @@ def train(config: QEConfig, out: str | Path, encoder=None, data_dir=None, log=pr
     out.mkdir(parents=True, exist_ok=True)
     encoder = encoder or CachedEncoder(load_encoder(config.base))
     t0 = time.time()
-    tr = load_split(encoder, config.pairs, "train", config.limit, data_dir)
-    dev = load_split(encoder, config.pairs, "dev", config.limit, data_dir)
+    tr = load_split(encoder, config.pairs, "train", config.train_rows, data_dir)
+    dev = load_split(encoder, config.pairs, "dev", 0, data_dir)
     log(f"embedded {len(tr.gold):,} train and {len(dev.gold):,} dev pairs in {time.time() - t0:.0f} s")
 
     rows = {"cosine": mean_pearson(paired_cosine(dev.u, dev.v), dev.gold, dev.groups)}
