@@ -415,5 +415,11 @@ def ship_command(
                f"probe cosine to fp32 >= {m['fp16_min_cosine']}; fingerprint {m['fingerprint']}")
 
 
+from xlingua.training.extend.cli import extend_command, report_command  # noqa: E402
+
+app.command("extend")(extend_command)
+app.command("extend-report")(report_command)
+
+
 if __name__ == "__main__":
     app()

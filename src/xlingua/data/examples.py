@@ -5,9 +5,12 @@ task in the YAML recipe):
 
   {type: l10n, langs: [de, fr], split: train, limit: N}
         ../shared/corpora/l10n/xx-en.{split}.tsv.gz pairs (translation, english, lang)
-  {type: general, langs: [de, ...] or null (all), sources: [ntrex, ...], limit: N}
+  {type: general, langs: [de, ...] or null (all), sources: [ntrex, ...], limit: N, pair_files: {xx: FILE}}
         ../shared/corpora/general train split (translation, english, lang); `limit` per
-        language; the dev slice (data.general) is never included
+        language; the dev slices (data.general) are never included, nor those of `pair_files`
+  {type: own_pairs, path: FILE, lang: xx, limit: N}
+        a user's `xx<TAB>english` file, train split (translation, english, lang): its own dev
+        slice and the general corpus's held-out English sentences left out (data.general)
   {type: stsb_multi_mt, langs: [de, en, ...], cross: true, limit: N}
         stsb_multi_mt *train* (s1, s2, score): every language's pairs, and with `cross` each
         pair again with s2 in another language (chosen by the seed); pairs holding an
@@ -67,7 +70,8 @@ def read_ordered_text(paths, limit: int | None = None) -> list[tuple[str, str]]:
     return out
 
 
-_KEYS = {"l10n": {"langs", "split"}, "general": {"langs", "sources"}, "stsb_multi_mt": {"langs", "cross"},
+_KEYS = {"l10n": {"langs", "split"}, "general": {"langs", "sources", "pair_files"}, "own_pairs": {"path", "lang"},
+         "stsb_multi_mt": {"langs", "cross"},
          "tsv": {"path"}, "xnli": {"langs", "data_dir"},
          "dueam_unsupervised": {"langs", "data_dir"}, "dueam_weak": {"pairs", "data_dir"}, "ordered_text": {"paths"}}
 
@@ -89,13 +93,18 @@ def load_examples(spec: dict, seed: int = 0) -> list[tuple]:
     elif kind == "general":
         from xlingua.data.general import SOURCES, read_general
 
-        pairs = read_general(spec.pop("langs", None), spec.pop("sources", SOURCES))
+        pairs = read_general(spec.pop("langs", None), spec.pop("sources", SOURCES),
+                             pair_files=spec.pop("pair_files", None) or {})
         taken: dict[str, int] = {}
         out = []
         for p in pairs:
             if not limit or taken.get(p.lang, 0) < limit:
                 taken[p.lang] = taken.get(p.lang, 0) + 1
                 out.append((p.text, p.english, p.lang))
+    elif kind == "own_pairs":
+        from xlingua.data.general import read_own_pairs
+
+        out = [(p.text, p.english, p.lang) for p in read_own_pairs(spec.pop("path"), spec.pop("lang"))][:limit]
     elif kind == "stsb_multi_mt":
         out = stsb_examples(spec.pop("langs"), bool(spec.pop("cross", False)), seed)[:limit]
     elif kind == "tsv":

@@ -55,11 +55,13 @@ class DistillationTask(Task):
     english_weight. The teacher's vectors of every distinct English sentence are computed once,
     before the first step."""
 
+    loss_class = DistillationLoss  # built from the options other than teacher and teacher_cache
+
     def __init__(self, config, examples, dim):
         opts = dict(config.options)
         self.teacher = opts.pop("teacher", "bundled")
         self.teacher_cache = opts.pop("teacher_cache", None)
-        super().__init__(config, examples, DistillationLoss(**opts))
+        super().__init__(config, examples, self.loss_class(**opts))
         self.dim = dim
         self._row: dict[str, int] = {}
         self._vectors: torch.Tensor | None = None

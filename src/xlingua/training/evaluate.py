@@ -1,6 +1,7 @@
 """Dev evaluation during training: bitext retrieval accuracy (both directions, averaged) on
-l10n dev pairs and/or a Tatoeba subset, with cosine or margin scoring. Small and fast, so it
-can run every few hundred steps; the full benchmarks are `xlingua eval`'s job."""
+l10n dev pairs, a Tatoeba subset, the general corpus's dev slices or users' own pair files,
+with cosine or margin scoring. Small and fast, so it can run every few hundred steps; the full
+benchmarks are `xlingua eval`'s job."""
 from __future__ import annotations
 
 import numpy as np
@@ -37,6 +38,10 @@ class DevEvaluator:
             dev = read_general(config.general_langs, split="dev")
             for lang in config.general_langs:
                 self.sets[f"general_{lang}"] = [(p.text, p.english) for p in dev if p.lang == lang][: config.limit]
+        for lang, path in config.pair_files.items():
+            from xlingua.data.general import read_own_pairs
+
+            self.sets[f"pairs_{lang}"] = [(p.text, p.english) for p in read_own_pairs(path, lang, "dev")][: config.limit]
         empty = [name for name, pairs in self.sets.items() if len(pairs) < 2]
         if empty:  # caught before training starts, not at the first evaluation
             raise ValueError(f"dev set(s) {empty} have fewer than 2 pairs: choose other eval languages")

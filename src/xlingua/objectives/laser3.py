@@ -1,0 +1,54 @@
+"""Teaching a model new languages by distillation towards its own English vectors, with
+translation ranking beside it.
+
+Heffernan, Celebi & Schwenk 2022, "Bitext Mining Using Distilled Sentence Representations for
+Low-Resource Languages" (LASER3, Findings of EMNLP): a student for a group of languages learns to
+put each sentence where the frozen teacher puts its English translation. Here the student starts
+as the teacher itself, so the languages it already reads start where they should be; pairs of
+those languages in the mix keep them there (`xlingua extend`). Translation ranking (Yang et al.
+2019, objectives.translation_ranking) on the same batch pushes each sentence away from the other
+translations in the batch, which retrieval needs and a pull towards one point alone does not give.
+
+    L = (D(M(t), T(s)) + w_en D(M(s), T(s))) / (1 + w_en) + w_rank R(M(t), M(s))
+
+s English, t its translation, T the frozen teacher, M the student, D the distillation distance
+(objectives.distillation: squared distance of unit vectors, or 1 - cos), R the ranking loss.
+"""
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+from xlingua.objectives.base import register
+from xlingua.objectives.distillation import DistillationLoss, DistillationTask
+from xlingua.objectives.translation_ranking import TranslationRankingLoss
+
+
+class Laser3Loss(nn.Module):
+    def __init__(self, metric: str = "mse", english_weight: float = 1.0, ranking_weight: float = 1.0,
+                 scale: float = 20.0, margin: float = 0.0):
+        super().__init__()
+        self.distill = DistillationLoss(metric, english_weight)
+        self.rank = TranslationRankingLoss(scale, margin)
+        self.ranking_weight = ranking_weight
+
+    def forward(self, translation: torch.Tensor, english: torch.Tensor, teacher_english: torch.Tensor) -> torch.Tensor:
+        """translation: M(t) (n, d); english: M(s) (n, d); teacher_english: T(s) (n, d)."""
+        loss = self.distill(translation, teacher_english, english)
+        if self.ranking_weight:
+            loss = loss + self.ranking_weight * self.rank(translation, english)
+        return loss
+
+
+@register("laser3")
+class Laser3Task(DistillationTask):
+    """Examples (xx, english, ...). Options: teacher (encoder spec; `xlingua extend` passes the
+    start model), teacher_cache, metric, english_weight, ranking_weight, scale, margin."""
+
+    loss_class = Laser3Loss
+
+    def loss(self, model, batch, indices=None):
+        target = self._vectors[[self._row[e[1]] for e in batch]]
+        xx = model([e[0] for e in batch])["embedding"]
+        en = model([e[1] for e in batch])["embedding"]
+        return self.objective(xx, en, target)

@@ -1,0 +1,58 @@
+"""`xlingua extend` and `xlingua extend-report` (thin: the work is in training.extend.run and .report)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+LANG_HELP = ("A language code or a group: tibetan (dz, bo), tifinagh (taq-Tfng, zgh), arabic-script "
+             "(ace-Arab, bjn-Arab, knc-Arab); repeatable.")
+PAIRS_HELP = "Your own translations, one `xx<TAB>english` pair a line, for the one --lang given (plain or gzip)."
+
+
+def extend_command(
+    lang: list[str] = typer.Option(..., "--lang", "-l", help=LANG_HELP),
+    out: Path = typer.Option(..., "--out", "-o", help="Run directory: checkpoint.pt, log.jsonl, report.json, best/ (the model)."),
+    pairs: Path = typer.Option(None, "--pairs", help=PAIRS_HELP),
+    model: str = typer.Option("bundled", "--model", "-m", help="The model to extend (an e5-family spec or a model directory); also the frozen teacher."),
+    mix: float = typer.Option(0.5, "--mix", help="Share of steps on pairs of the model's original languages (general corpus), which keep them in place."),
+    max_minutes: float = typer.Option(0.0, "--max-minutes", help="Training-time budget, summed over resumes (0 = none)."),
+    max_steps: int = typer.Option(2000, "--max-steps", help="Optimizer steps (the learning rate decays to 0 at the last)."),
+    new_pieces: int = typer.Option(0, "--new-pieces", help="Learn N SentencePiece pieces on the new languages and add those the tokenizer lacks (0 = none)."),
+    lr: float = typer.Option(5e-5, "--lr", help="Peak learning rate."),
+):
+    """Teach the model new languages: distillation towards its own English vectors plus translation
+    ranking (LASER3-style), with original-language pairs mixed in. Prints the dev report before and
+    after; rerun the same command to resume. Then use --model OUT/best anywhere."""
+    from xlingua.training.extend.run import ExtendOptions, check, extend
+
+    opts = ExtendOptions(langs=lang, out=str(out), model=model, pairs=None if pairs is None else str(pairs), mix=mix,
+                         max_minutes=max_minutes, max_steps=max_steps, new_pieces=new_pieces, lr=lr)
+    check(opts)  # bad input fails here, before any model loads
+    extend(opts, echo=typer.echo)
+
+
+def report_command(
+    lang: list[str] = typer.Option(..., "--lang", "-l", help=LANG_HELP),
+    pairs: Path = typer.Option(None, "--pairs", help=PAIRS_HELP),
+    model: str = typer.Option("bundled", "--model", "-m", help="Encoder spec or model directory."),
+    output: Path = typer.Option(None, "--output", "-o", help="Also write the report as JSON here."),
+):
+    """Retrieval error per language, xx->en and en->xx, on each language's held-out dev pairs (the
+    general corpus's NLLB-Seed or NTREX slice, or a fifth of --pairs up to 500)."""
+    from xlingua.data.general import read_own_pairs
+    from xlingua.encoders.loading import load_encoder
+    from xlingua.io import check_writable, write_json
+    from xlingua.training.extend.langs import resolve_langs
+    from xlingua.training.extend.report import dev_report, format_report
+
+    langs = resolve_langs(lang, None if pairs is None else str(pairs))
+    pair_files = {langs[0]: str(pairs)} if pairs is not None else {}
+    for code, path in pair_files.items():
+        read_own_pairs(path, code, "dev")  # a bad line fails before the model loads
+    if output is not None:
+        check_writable(output)
+    report = dev_report(load_encoder(model), langs, pair_files)
+    typer.echo(format_report(report))
+    if output is not None:
+        write_json(output, {"model": model, "report": report})

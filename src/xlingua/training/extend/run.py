@@ -1,0 +1,199 @@
+"""One extension run: the dev report of the start model, an optional start with new tokenizer
+pieces, training through xlingua.training's Trainer (checkpoints, resume, time budget, dev
+choice), and the dev report of the model the dev choice kept.
+
+OUT holds the trainer's files (checkpoint.pt, log.jsonl, best/, final/), start/ (the model with
+new pieces, when asked for), dev_before.json and report.json. Running the same command again
+resumes from OUT/checkpoint.pt; a changed setting that fixes the data or the weights is refused.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Callable
+
+from xlingua.io import write_json
+from xlingua.training.config import TrainConfig, config_from_dict
+from xlingua.training.extend.langs import KEEP_DEV, resolve_langs
+from xlingua.training.extend.report import LIMIT, dev_report, format_report
+
+START = "start"
+BEFORE = "dev_before.json"
+REPORT = "report.json"
+#: what the teacher and the student are when the model is an e5-family spec: its fp32 torch path
+E5_PATHS = ("", "torch", "bf16", "onnx", "fast")
+
+
+@dataclass
+class ExtendOptions:
+    langs: list[str]                # codes or group names (langs.GROUPS)
+    out: str
+    model: str = "bundled"
+    pairs: str | None = None        # a user's xx<TAB>en file for the one language in `langs`
+    mix: float = 0.5                # share of steps on pairs of the model's original languages
+    max_minutes: float = 0.0        # training time, summed over resumes (0 = none)
+    max_steps: int = 2000
+    new_pieces: int = 0             # SentencePiece pieces to learn on the new languages (0 = none)
+    lr: float = 5e-5
+    batch_size: int = 32
+    max_seq_length: int = 128       # scripts read character by character give long inputs
+    eval_every: int = 200
+    checkpoint_every: int = 50
+    mix_per_lang: int = 1000        # original-language pairs per language in the mix
+    keep_dev: tuple = KEEP_DEV      # original languages the report and the dev choice watch
+    temperature: float = 3.3
+    seed: int = 0
+    teacher_cache: str | None = None
+    precision: str | None = None    # None: bf16 on CPUs with native bf16, else fp32
+
+
+def trainable_spec(spec: str) -> str:
+    """The fp32 torch path of an e5-family spec (`bundled` -> `bundled:torch`); other specs as given."""
+    from xlingua.encoders.loading import E5_SMALL, SHIPPED_ON_E5
+
+    name, _, path = spec.partition(":")
+    if name in ("bundled", E5_SMALL, *SHIPPED_ON_E5) and path in E5_PATHS:
+        return f"{name}:torch"
+    return spec
+
+
+def check(opts: ExtendOptions) -> tuple[list[str], dict[str, str]]:
+    """(language codes, {lang: pair file}); every user error raised here, before a model loads."""
+    from xlingua.data.general import read_own_pairs
+    from xlingua.io import check_writable
+
+    if not 0.0 <= opts.mix < 1.0:
+        raise ValueError(f"--mix is the share of original-language pairs, in [0, 1); got {opts.mix}")
+    if opts.new_pieces < 0 or opts.max_minutes < 0:
+        raise ValueError("--new-pieces and --max-minutes cannot be negative")
+    langs = resolve_langs(opts.langs, opts.pairs)
+    pair_files = {}
+    if opts.pairs is not None:
+        pair_files = {langs[0]: str(opts.pairs)}
+        if len(read_own_pairs(opts.pairs, langs[0], "dev")) < 2:
+            raise ValueError(f"{opts.pairs}: too few pairs to hold out a dev slice (it takes a fifth, "
+                             "up to 500 English sentences); give at least 10")
+    check_writable(opts.out, is_dir=True)
+    return langs, pair_files
+
+
+def extend(opts: ExtendOptions, echo: Callable[[str], None] = print, show_progress: bool = True,
+           on_step: Callable[[int], None] | None = None) -> dict:
+    """Run (or resume) the extension; returns the report written to OUT/report.json."""
+    from xlingua.encoders.loading import load_encoder
+    from xlingua.training.trainer import CHECKPOINT, Trainer
+
+    langs, pair_files = check(opts)
+    out = Path(opts.out)
+    out.mkdir(parents=True, exist_ok=True)
+    watched = report_langs(opts, langs, pair_files)
+    before = _before(opts, watched, pair_files, out)
+    echo(format_report(before))
+    teacher = trainable_spec(opts.model)
+    student, base_rows = teacher, None
+    if opts.new_pieces:
+        student, base_rows = start_with_pieces(opts, langs, pair_files, teacher, out / START, echo)
+    config = build_config(opts, langs, pair_files, student, teacher, base_rows)
+    Trainer(config).train(resume=(out / CHECKPOINT).exists(), show_progress=show_progress, on_step=on_step)
+    best = out / "best"
+    after = dev_report(load_encoder(str(best)), watched, pair_files)
+    echo(format_report(before, after))
+    echo(f"model: {best}")
+    report = {"model": str(best), "start": opts.model, "langs": langs, "pair_files": pair_files,
+              "before": before, "after": after, "options": _jsonable(opts)}
+    write_json(out / REPORT, report)
+    return report
+
+
+def report_langs(opts: ExtendOptions, langs: list[str], pair_files: dict[str, str]) -> list[str]:
+    """The extension's languages and the watched original ones that have a dev slice here."""
+    from xlingua.data.general import dev_langs
+
+    have = dev_langs()
+    return [l for l in langs if l in pair_files or l in have] + \
+           [l for l in opts.keep_dev if l in have and l not in langs]
+
+
+def build_config(opts: ExtendOptions, langs: list[str], pair_files: dict[str, str], student: str,
+                 teacher: str, base_rows: int | None) -> TrainConfig:
+    """The trainer's recipe: a laser3 task on the new languages and, with `mix`, one on pairs of
+    the original languages, drawn in that proportion; the dev choice on the report's languages."""
+    from xlingua.data.general import available
+    from xlingua.encoders.bf16 import native_bf16
+
+    corpus = {l for ls in available().values() for l in ls}
+    options = {"teacher": teacher, "teacher_cache": opts.teacher_cache}
+    data = [{"type": "own_pairs", "path": path, "lang": lang} for lang, path in pair_files.items()]
+    in_corpus = [l for l in langs if l in corpus]
+    if in_corpus:
+        data.insert(0, {"type": "general", "langs": in_corpus, "pair_files": pair_files})
+    tasks = [{"name": "new", "objective": "laser3", "data": data, "weight": 1.0 - opts.mix,
+              "temperature": opts.temperature, "options": options}]
+    if opts.mix:
+        keep = sorted(corpus - set(langs))
+        tasks.append({"name": "keep", "objective": "laser3", "weight": opts.mix, "temperature": opts.temperature,
+                      "data": {"type": "general", "langs": keep, "limit": opts.mix_per_lang, "pair_files": pair_files},
+                      "options": options})
+    watched = report_langs(opts, langs, pair_files)
+    recipe = {
+        "model": student, "output_dir": str(opts.out), "tasks": tasks, "seed": opts.seed,
+        "max_steps": opts.max_steps, "batch_size": opts.batch_size, "max_seq_length": opts.max_seq_length,
+        "lr": opts.lr, "warmup_steps": min(100, opts.max_steps // 10), "schedule": "linear",
+        "precision": opts.precision or ("bf16" if native_bf16() else "fp32"), "sampling": "weighted",
+        "max_minutes": opts.max_minutes, "eval_every": min(opts.eval_every, opts.max_steps),
+        "checkpoint_every": opts.checkpoint_every, "log_every": 10,
+        # the original pieces' rows never move: without new pieces the model ships as an overlay
+        # on e5-small like the default; with them only the new rows train
+        **({"freeze_rows": {"word_embeddings": base_rows}} if base_rows else {"freeze": ["word_embeddings"]}),
+        "eval": {"general_langs": [l for l in watched if l not in pair_files], "pair_files": pair_files,
+                 "limit": LIMIT, "select": "mean"},
+    }
+    return config_from_dict(recipe, where="xlingua extend")
+
+
+def start_with_pieces(opts: ExtendOptions, langs: list[str], pair_files: dict[str, str], spec: str,
+                      path: Path, echo: Callable[[str], None]) -> tuple[str, int]:
+    """(the start model's directory, rows of its original pieces): `spec` with `opts.new_pieces`
+    pieces learned on the languages' training text; made once, then reused as it is."""
+    from xlingua.data.general import available, read_general, read_own_pairs
+    from xlingua.encoders.loading import load_encoder
+    from xlingua.encoders.new_pieces import add_pieces, learn_pieces, piece_count
+
+    made_for = {"model": spec, "new_pieces": opts.new_pieces, "langs": langs, "pair_files": pair_files}
+    meta_file = path / "xlingua.json"
+    if meta_file.exists():
+        meta = json.loads(meta_file.read_text(encoding="utf-8"))
+        if meta.get("made_for") != made_for:
+            raise ValueError(f"{path} holds new pieces made for {meta.get('made_for')}, not {made_for}; "
+                             "use another --out")
+        return str(path), meta["base_rows"]
+    encoder = load_encoder(spec)
+    base_rows = piece_count(encoder)
+    corpus = {l for ls in available().values() for l in ls}
+    in_corpus = [l for l in langs if l in corpus]
+    texts = [p.text for p in read_general(in_corpus, pair_files=pair_files)] if in_corpus else []
+    texts += [p.text for lang, f in pair_files.items() for p in read_own_pairs(f, lang)]
+    ids = add_pieces(encoder, learn_pieces(texts, opts.new_pieces, encoder.tokenizer.table))
+    encoder.save(path, made_for=made_for, base_rows=base_rows, added_pieces=len(ids))
+    echo(f"{len(ids):,} new pieces (of {opts.new_pieces:,} learned on {len(texts):,} sentences) -> {path}")
+    return str(path), base_rows
+
+
+def _before(opts: ExtendOptions, langs: list[str], pair_files: dict[str, str], out: Path) -> dict:
+    """The start model's report, kept in OUT so that a resumed run does not measure it again."""
+    from xlingua.encoders.loading import load_encoder
+
+    key = {"model": opts.model, "langs": langs, "pair_files": pair_files}
+    path = out / BEFORE
+    if path.exists():
+        held = json.loads(path.read_text(encoding="utf-8"))
+        if held.get("key") == key:
+            return held["report"]
+    report = dev_report(load_encoder(opts.model), langs, pair_files)
+    write_json(path, {"key": key, "report": report})
+    return report
+
+
+def _jsonable(opts: ExtendOptions) -> dict:
+    return {k: (list(v) if isinstance(v, tuple) else v) for k, v in asdict(opts).items()}

@@ -1,0 +1,33 @@
+"""The laser3 loss (distillation towards the teacher's English vectors plus translation ranking)
+on a tiny case computed by hand."""
+from math import exp, log
+
+import pytest
+import torch
+
+from xlingua.objectives.base import task_class
+from xlingua.objectives.laser3 import Laser3Loss, Laser3Task
+
+T = torch.tensor([[1.0, 0.0], [0.0, 2.0]])          # teacher(en); normalised: e1, e2
+XX = torch.tensor([[3.0, 4.0], [0.0, 5.0]])         # student(xx): (0.6, 0.8), e2
+EN = torch.tensor([[1.0, 0.0], [1.0, 0.0]])         # student(en): e1, e1
+
+
+def test_laser3_loss_is_distillation_plus_weighted_ranking():
+    # distillation: xx 0.8 and 0 -> 0.4; english 0 and 2 -> 1.0; equal weights -> 0.7
+    distill = 0.7
+    # ranking, scale 20: xx->en logits [12, 12] and [0, 0] -> log 2 each; en->xx logits [12, 0]
+    # (gold first) and [12, 0] (gold second) -> log(1 + e^-12) and log(1 + e^12)
+    rank = (log(2) + (log(1 + exp(-12)) + log(1 + exp(12))) / 2) / 2
+    assert Laser3Loss()(XX, EN, T).item() == pytest.approx(distill + rank, abs=1e-5)
+    assert Laser3Loss(ranking_weight=0.5)(XX, EN, T).item() == pytest.approx(distill + 0.5 * rank, abs=1e-5)
+    assert Laser3Loss(ranking_weight=0.0)(XX, EN, T).item() == pytest.approx(distill, abs=1e-6)
+
+
+def test_laser3_is_registered_and_takes_its_options():
+    assert task_class("laser3") is Laser3Task
+    from xlingua.training.config import TaskConfig
+
+    task = Laser3Task(TaskConfig("new", "laser3", {}, options={"teacher": "t", "ranking_weight": 0.25,
+                                                               "margin": 0.1}), [("x", "e", "xx")], 2)
+    assert task.teacher == "t" and task.objective.ranking_weight == 0.25 and task.objective.rank.margin == 0.1

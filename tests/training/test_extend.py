@@ -1,0 +1,204 @@
+"""`xlingua extend` on a tiny BERT and a toy general corpus: a language the model does not read
+moves towards the frozen model's English vectors while the others stay, new pieces keep the
+original rows, a stopped run resumes to the weights of an unbroken one, and a bad --pairs line
+is one error naming file:line."""
+import gzip
+import json
+
+import numpy as np
+import pytest
+import torch
+from typer.testing import CliRunner
+
+from tests.tiny_models import make_tiny_e5_dir
+from tests.training.conftest import make_tiny_model_dir
+from xlingua.cli import app
+from xlingua.data.general import read_general, read_own_pairs
+from xlingua.encoders.loading import load_encoder
+from xlingua.training.extend.report import dev_report
+from xlingua.training.extend.run import ExtendOptions, extend
+
+ADJ = {"red": "rot", "blue": "blau", "green": "grün", "small": "klein", "big": "groß"}
+NOUN = {"cat": "katze", "dog": "hund", "house": "haus", "car": "auto"}
+PAIRS = [(a, n) for a in ADJ for n in NOUN]  # 20 noun phrases; two in a sentence: 400 sentences
+
+
+def sentences(en: str, de: str) -> list[tuple[str, str]]:
+    """(English, German) for every two noun phrases in the templates."""
+    return [(en.format(a1=a1, n1=n1, a2=a2, n2=n2), de.format(a1=ADJ[a1], n1=NOUN[n1], a2=ADJ[a2], n2=NOUN[n2]))
+            for a1, n1 in PAIRS for a2, n2 in PAIRS]
+
+
+def reversed_words(text: str) -> str:
+    """The toy language the model does not read: English with every word spelled backwards."""
+    return " ".join(w[::-1] for w in text.split())
+
+
+def shifted(text: str) -> str:
+    """A user's toy language: every letter one on in the alphabet."""
+    return "".join(chr((ord(c) - 96) % 26 + 97) if "a" <= c <= "z" else c for c in text)
+
+
+def write(path, rows):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with gzip.open(path, "wt", encoding="utf-8") as f:
+        f.writelines(f"{x}\t{en}\n" for x, en in rows)
+
+
+@pytest.fixture
+def toy_shared(tmp_path, monkeypatch):
+    """NTREX de and NLLB-Seed bho (German) and xx (the new language), 400 English sentences
+    each, 100 of each source's held out (the real slices, 200 and 500, scaled down)."""
+    monkeypatch.setattr("xlingua.data.general.DEV_SENTENCES", 100)
+    monkeypatch.setattr("xlingua.data.general.SEED_DEV_SENTENCES", 100)
+    general = tmp_path / "shared" / "corpora" / "general"
+    write(general / "ntrex" / "de-en.tsv.gz",
+          [(de, en) for en, de in sentences("the {a1} {n1} is on the {a2} {n2}", "die {a1} {n1} ist auf die {a2} {n2}")])
+    seed = sentences("a {a1} {n1} runs to the {a2} {n2}", "{a1} {n1} läuft zu das {a2} {n2}")
+    write(general / "nllb-seed" / "bho-en.tsv.gz", [(de, en) for en, de in seed])
+    write(general / "nllb-seed" / "xx-en.tsv.gz", [(reversed_words(en), en) for en, _ in seed])
+    monkeypatch.setenv("XLINGUA_SHARED", str(tmp_path / "shared"))
+    return general
+
+
+def reader_of_german(tmp_path):
+    """A tiny BERT that reads the toy German (translation ranking on de and bho), not xx."""
+    from xlingua.training.config import config_from_dict
+    from xlingua.training.trainer import Trainer
+
+    cfg = config_from_dict({
+        "model": str(make_tiny_model_dir(tmp_path / "tiny")), "output_dir": str(tmp_path / "pre"), "max_steps": 150,
+        "batch_size": 16, "max_seq_length": 48, "lr": 3e-3, "warmup_steps": 5, "schedule": "constant", "seed": 0,
+        "tasks": [{"name": "rank", "objective": "translation_ranking", "temperature": 1.0,
+                   "data": {"type": "general", "langs": ["de", "bho"]}}]})
+    return Trainer(cfg).train(show_progress=False)
+
+
+def own_pairs(path, n=200):
+    english = [en for en, _ in sentences("a {a1} {n1} and a {a2} {n2} runs", "")][:n]
+    path.write_text("".join(f"{shifted(en)}\t{en}\n" for en in english), encoding="utf-8")
+    return path
+
+
+def options(tmp_path, model, **kw):
+    base = dict(langs=["xx"], out=str(tmp_path / "run"), model=str(model), mix=0.5, max_steps=80, lr=2e-3,
+                batch_size=16, max_seq_length=48, eval_every=40, checkpoint_every=40, keep_dev=("de", "bho"),
+                precision="fp32", teacher_cache=str(tmp_path / "cache"))
+    base.update(kw)
+    return ExtendOptions(**base)
+
+
+def unit(x):
+    x = np.asarray(x, dtype=np.float64)
+    return x / np.linalg.norm(x, axis=1, keepdims=True)
+
+
+def mse(model, pairs, teacher):
+    """Mean squared distance between the model's unit vectors of the translations and the
+    teacher's of their English sentences (the distillation distance)."""
+    xx = unit(model.encode([p.text for p in pairs]))
+    en = unit(teacher.encode([p.english for p in pairs]))
+    return float(np.mean(np.sum((xx - en) ** 2, axis=1)))
+
+
+def test_extend_moves_the_new_language_towards_the_teacher_and_the_mix_keeps_the_others(toy_shared, tmp_path):
+    start = reader_of_german(tmp_path)
+    lines = []
+    report = extend(options(tmp_path, start), echo=lines.append, show_progress=False)
+    teacher = load_encoder(str(start))
+    dev = {lang: read_general([lang], split="dev") for lang in ("xx", "de", "bho")}  # never trained on
+    before = {lang: mse(teacher, pairs, teacher) for lang, pairs in dev.items()}
+    after = {lang: mse(load_encoder(str(tmp_path / "run" / "final")), pairs, teacher) for lang, pairs in dev.items()}
+    assert after["xx"] < 0.8 * before["xx"]
+    assert after["de"] < before["de"] + 0.03 and after["bho"] < before["bho"] + 0.03
+    # without the mix the same steps on xx alone carry German away from the teacher's English
+    extend(options(tmp_path, start, out=str(tmp_path / "alone"), mix=0.0), echo=lambda *_: None, show_progress=False)
+    alone = load_encoder(str(tmp_path / "alone" / "final"))
+    assert mse(alone, dev["de"], teacher) > before["de"] + 0.1
+
+    # the report: before and after for the new language and the watched ones, errors from retrieval
+    assert list(report["before"]) == ["xx", "de", "bho"] and report["before"]["xx"]["pairs"] == 100
+    assert report["before"] == dev_report(teacher, ["xx", "de", "bho"])
+    assert report["after"] == dev_report(load_encoder(report["model"]), ["xx", "de", "bho"])
+    assert json.loads((tmp_path / "run" / "report.json").read_text())["after"] == report["after"]
+    assert lines[0].startswith("dev retrieval error") and lines[-1] == f"model: {tmp_path / 'run' / 'best'}"
+    log = [json.loads(l) for l in (tmp_path / "run" / "log.jsonl").read_text().splitlines()]
+    assert {r["task"] for r in log if "task" in r} == {"new", "keep"}
+    # the tasks' data, as the log records them, hold no dev English sentence of any language
+    from xlingua.data.examples import load_examples
+
+    trained_on = {e[1] for t in log[0]["config"]["tasks"] for e in load_examples(t["data"])}
+    assert len(trained_on) == 600 and not trained_on & {p.english for pairs in dev.values() for p in pairs}
+
+
+def test_extend_with_new_pieces_keeps_the_original_rows(toy_shared, tmp_path):
+    pieces = ["▁", *"abcdefghijklmnopqrstuvwxyzäöüß", "▁the", "▁a", "▁red", "▁cat", "▁dog", "▁and", "▁to", "▁runs"]
+    start = make_tiny_e5_dir(tmp_path / "tiny", pieces)
+    report = extend(options(tmp_path, start, new_pieces=60, max_steps=10), echo=lambda *_: None, show_progress=False)
+    made = load_encoder(str(tmp_path / "run" / "start"))
+    vocab = [p for p, _ in json.loads(made.tokenizer.json)["model"]["vocab"]]
+    assert vocab[:4 + len(pieces)] == ["<s>", "<pad>", "</s>", "<unk>", *pieces]
+    assert len(vocab) > 4 + len(pieces)
+    xx = [p.text for p in read_general(["xx"])]
+    count = lambda enc: sum(map(len, enc.tokenizer.content_ids(xx)))  # noqa: E731
+    assert count(made) < 0.8 * count(load_encoder(str(start)))  # xx reads in fewer pieces
+    rows = {name: load_encoder(str(d)).model.get_input_embeddings().weight.detach()
+            for name, d in (("start", tmp_path / "run" / "start"), ("final", tmp_path / "run" / "final"),
+                            ("base", start))}
+    n = 4 + len(pieces)
+    assert torch.equal(rows["final"][:n], rows["base"][:n])  # the original rows never moved
+    assert not torch.equal(rows["final"][n:], rows["start"][n:])  # the new ones trained
+    assert load_encoder(report["model"]).tokenizer.json == made.tokenizer.json
+    with pytest.raises(ValueError, match="new pieces made for"):  # another setting in the same run directory
+        extend(options(tmp_path, start, new_pieces=80, max_steps=10), echo=lambda *_: None, show_progress=False)
+
+
+def test_a_stopped_run_resumes_to_the_weights_of_an_unbroken_one(toy_shared, tmp_path):
+    start = make_tiny_model_dir(tmp_path / "tiny")
+    pairs = own_pairs(tmp_path / "yy.tsv")
+    kw = dict(langs=["yy"], pairs=str(pairs), max_steps=6, checkpoint_every=2, eval_every=3)
+
+    def stop_at_3(step):
+        if step == 3:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        extend(options(tmp_path, start, **kw), echo=lambda *_: None, show_progress=False, on_step=stop_at_3)
+    assert not (tmp_path / "run" / "final").exists()
+    resumed = extend(options(tmp_path, start, **kw), echo=lambda *_: None, show_progress=False)
+    unbroken = extend(options(tmp_path, start, out=str(tmp_path / "whole"), **kw), echo=lambda *_: None,
+                      show_progress=False)
+    from safetensors.torch import load_file
+
+    ours = load_file(str(tmp_path / "run" / "final" / "model.safetensors"))
+    theirs = load_file(str(tmp_path / "whole" / "final" / "model.safetensors"))
+    assert all(torch.equal(ours[k], theirs[k]) for k in theirs)
+    assert resumed["after"] == unbroken["after"] and list(resumed["after"]) == ["yy", "de", "bho"]
+    assert resumed["after"]["yy"]["pairs"] == len(read_own_pairs(pairs, "yy", "dev")) == 40
+
+
+def test_pairs_with_a_bad_line_is_one_error_naming_file_and_line(tmp_path):
+    bad = tmp_path / "mine.tsv"
+    bad.write_text("uif dbu\tthe cat\nb eph\ta dog\nno tab on this line\n", encoding="utf-8")
+    for command in (["extend", "--lang", "yy", "-o", str(tmp_path / "run")], ["extend-report", "--lang", "yy"]):
+        res = CliRunner().invoke(app, [*command, "--pairs", str(bad)])
+        assert res.exit_code == 2, res.output
+        assert res.output.strip().splitlines() == [f"error: {bad}:3: expected `non_english<TAB>english`, "
+                                                   "got 'no tab on this line'"]
+    assert not (tmp_path / "run").exists()
+    res = CliRunner().invoke(app, ["extend", "--lang", "tibetan", "--pairs", str(bad), "-o", str(tmp_path / "run")])
+    assert res.exit_code == 2 and "give exactly one --lang code" in res.output
+
+
+def test_extend_report_command_prints_and_writes_the_report(toy_shared, tmp_path):
+    model = make_tiny_model_dir(tmp_path / "tiny")
+    out = tmp_path / "report.json"
+    res = CliRunner().invoke(app, ["extend-report", "--lang", "xx", "--lang", "de", "--model", str(model), "-o", str(out)])
+    assert res.exit_code == 0, res.output
+    report = dev_report(load_encoder(str(model)), ["xx", "de"])
+    assert json.loads(out.read_text()) == {"model": str(model), "report": report}
+    rows = res.output.strip().splitlines()
+    assert rows[1].split() == ["lang", "pairs", "xx->en", "en->xx"]
+    assert rows[2].split() == ["xx", "100", f"{report['xx']['xx->en']:.1f}", f"{report['xx']['en->xx']:.1f}"]
+    res = CliRunner().invoke(app, ["extend-report", "--lang", "klingon", "--model", str(model)])
+    assert res.exit_code == 2 and "no general-corpus data for ['klingon']" in res.output
