@@ -175,6 +175,12 @@ def test_a_stopped_run_resumes_to_the_weights_of_an_unbroken_one(toy_shared, tmp
     assert all(torch.equal(ours[k], theirs[k]) for k in theirs)
     assert resumed["after"] == unbroken["after"] and list(resumed["after"]) == ["yy", "de", "bho"]
     assert resumed["after"]["yy"]["pairs"] == len(read_own_pairs(pairs, "yy", "dev")) == 40
+    from xlingua.data.text import InputError
+
+    with pytest.raises(InputError, match="tasks cannot change when resuming"):  # another --mix: a new run
+        extend(options(tmp_path, start, **{**kw, "mix": 0.3}), echo=lambda *_: None, show_progress=False)
+    more = extend(options(tmp_path, start, **{**kw, "max_steps": 8}), echo=lambda *_: None, show_progress=False)
+    assert more["after"] and json.loads((tmp_path / "run" / "log.jsonl").read_text().splitlines()[-1])["step"] == 8
 
 
 def test_pairs_with_a_bad_line_is_one_error_naming_file_and_line(tmp_path):

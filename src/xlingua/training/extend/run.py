@@ -4,7 +4,8 @@ choice), and the dev report of the model the dev choice kept.
 
 OUT holds the trainer's files (checkpoint.pt, log.jsonl, best/, final/), start/ (the model with
 new pieces, when asked for), dev_before.json and report.json. Running the same command again
-resumes from OUT/checkpoint.pt; a changed setting that fixes the data or the weights is refused.
+resumes from OUT/checkpoint.pt (--max-steps and --lr may change; a setting that fixes the data or the
+weights so far may not).
 """
 from __future__ import annotations
 
@@ -95,7 +96,10 @@ def extend(opts: ExtendOptions, echo: Callable[[str], None] = print, show_progre
     if opts.new_pieces:
         student, base_rows = start_with_pieces(opts, langs, pair_files, teacher, out / START, echo)
     config = build_config(opts, langs, pair_files, student, teacher, base_rows)
-    Trainer(config).train(resume=(out / CHECKPOINT).exists(), show_progress=show_progress, on_step=on_step)
+    # a rerun applies what a resume may change (--max-steps, --lr); the trainer refuses the rest,
+    # asking for a new output directory
+    Trainer(config).train(resume=(out / CHECKPOINT).exists(), show_progress=show_progress, on_step=on_step,
+                          override=tuple(config.to_dict()))
     best = out / "best"
     after = dev_report(load_encoder(str(best)), watched, pair_files)
     echo(format_report(before, after))
