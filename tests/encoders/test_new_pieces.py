@@ -10,7 +10,7 @@ import torch
 from tests.tiny_models import make_tiny_e5_dir
 from tests.training.conftest import make_tiny_model_dir
 from xlingua.encoders.hf import TransformerEncoder
-from xlingua.encoders.new_pieces import add_pieces, learn_pieces, piece_splitter
+from xlingua.encoders.new_pieces import add_pieces, learn_pieces, piece_splitter, text_scripts, written_in
 
 PIECES = ["▁", "a", "b", "c", "▁a", "▁ab", "ab", "bc"]  # scores -1.00, -1.01, ... in this order
 
@@ -76,3 +76,12 @@ def test_learned_pieces_cover_every_character_as_the_tokenizer_sees_text():
     names = {p for p, _ in pieces}
     assert set("".join(texts).replace(" ", "")) <= {c for p in names for c in p}
     assert not any(" " in p for p in names) and any(p.startswith("▁") for p in names)
+
+
+def test_only_pieces_in_the_texts_own_scripts_are_kept():
+    texts = ["ⵍⵉⵍⵢⴰⵏ ⴷⵢⴰⵏⴰ ⴳⵉⵛ (14 ⴽⵟⵓⴱⵕ, 1893) Basque “ⵜⴰⵎⴰⵣⵉⵖⵜ”"] + ["ⵍⵉⵍⵢⴰⵏ ⴷⵢⴰⵏⴰ ⴳⵉⵛ ⵜⴰⵎⴰⵣⵉⵖⵜ"] * 5 \
+        + ["لِلِيَنْ دِيَنَ"] * 2
+    assert text_scripts(texts) == {"Tfng", "Arab"}  # Latin is under 5 % of the letters; digits do not count
+    pieces = [("▁ⵜⴰ", -1.0), ("Basque", -1.0), ("▁1893", -1.0), ("“ⵜ", -1.0), ("ⵉⵛ", -2.0), ("▁لِ", -3.0), ("▁", -4.0)]
+    assert written_in(pieces, {"Tfng", "Arab"}) == [("▁ⵜⴰ", -1.0), ("ⵉⵛ", -2.0), ("▁لِ", -3.0)]  # kasra: inherited
+    assert written_in(pieces, {"Latn"}) == [("Basque", -1.0)]

@@ -7,16 +7,20 @@ row starts as the mean of the rows of the pieces the tokenizer split it into bef
 character no piece held counts as one <unk>, as the tokenizer reads it). A new piece's score is
 its log-probability in the learned model, raised to the tokenizer's lowest score where it falls
 below: the unknown-character score is that lowest score minus 10, so it stays what it was.
+Only pieces written in the new text's own scripts are added (`written_in`), so text in other
+scripts (English above all: the teacher's side) splits exactly as before.
 """
 from __future__ import annotations
 
 import io
 import json
+import unicodedata
+from collections import Counter
 from typing import Callable, Sequence
 
 import torch
 
-from xlingua.encoders.tokenizer import E5Tokenizer, _char_class
+from xlingua.encoders.tokenizer import META, E5Tokenizer, _char_class
 
 
 def learn_pieces(texts: Sequence[str], size: int, table: dict[int, str]) -> list[tuple[str, float]]:
@@ -39,6 +43,32 @@ def learn_pieces(texts: Sequence[str], size: int, table: dict[int, str]) -> list
     proto = pb.ModelProto()
     proto.ParseFromString(model.getvalue())
     return [(p.piece, float(p.score)) for p in proto.pieces if p.type == pb.ModelProto.SentencePiece.NORMAL]
+
+
+def text_scripts(texts: Sequence[str], min_share: float = 0.05) -> set[str]:
+    """The Unicode scripts (ISO 15924 codes) holding at least `min_share` of the letters and
+    marks of `texts`; Common and Inherited characters are not counted."""
+    from fontTools.unicodedata import script
+
+    counts = Counter(script(c) for t in texts for c in t if unicodedata.category(c)[0] in "LM")
+    for shared in ("Zyyy", "Zinh"):
+        counts.pop(shared, None)
+    total = sum(counts.values())
+    return {s for s, n in counts.items() if n >= min_share * total}
+
+
+def written_in(pieces: Sequence[tuple[str, float]], scripts: set[str]) -> list[tuple[str, float]]:
+    """The pieces whose characters ("▁" aside) are all in `scripts` or combining (Inherited):
+    a Latin name, a digit or a quotation mark in a Tibetan text gives no piece that English,
+    or any text of another script, would then split differently."""
+    from fontTools.unicodedata import script
+
+    out = []
+    for piece, score in pieces:
+        found = [script(c) for c in piece.replace(META, "")]
+        if any(s in scripts for s in found) and all(s in scripts or s == "Zinh" for s in found):
+            out.append((piece, score))
+    return out
 
 
 def piece_splitter(tok: E5Tokenizer) -> Callable[[str], list[int]]:

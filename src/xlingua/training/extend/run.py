@@ -162,7 +162,7 @@ def start_with_pieces(opts: ExtendOptions, langs: list[str], pair_files: dict[st
     pieces learned on the languages' training text; made once, then reused as it is."""
     from xlingua.data.general import available, read_general, read_own_pairs
     from xlingua.encoders.loading import load_encoder
-    from xlingua.encoders.new_pieces import add_pieces, learn_pieces, piece_count
+    from xlingua.encoders.new_pieces import add_pieces, learn_pieces, piece_count, text_scripts, written_in
 
     made_for = {"model": spec, "new_pieces": opts.new_pieces, "langs": langs, "pair_files": pair_files}
     meta_file = path / "xlingua.json"
@@ -178,9 +178,11 @@ def start_with_pieces(opts: ExtendOptions, langs: list[str], pair_files: dict[st
     in_corpus = [l for l in langs if l in corpus]
     texts = [p.text for p in read_general(in_corpus, pair_files=pair_files)] if in_corpus else []
     texts += [p.text for lang, f in pair_files.items() for p in read_own_pairs(f, lang)]
-    ids = add_pieces(encoder, learn_pieces(texts, opts.new_pieces, encoder.tokenizer.table))
-    encoder.save(path, made_for=made_for, base_rows=base_rows, added_pieces=len(ids))
-    echo(f"{len(ids):,} new pieces (of {opts.new_pieces:,} learned on {len(texts):,} sentences) -> {path}")
+    scripts = text_scripts(texts)
+    ids = add_pieces(encoder, written_in(learn_pieces(texts, opts.new_pieces, encoder.tokenizer.table), scripts))
+    encoder.save(path, made_for=made_for, base_rows=base_rows, added_pieces=len(ids), scripts=sorted(scripts))
+    echo(f"{len(ids):,} new pieces in {', '.join(sorted(scripts))} (of {opts.new_pieces:,} learned on "
+         f"{len(texts):,} sentences) -> {path}")
     return str(path), base_rows
 
 
