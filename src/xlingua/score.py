@@ -74,10 +74,19 @@ def load_qe(path: str | None = None, encoder=None) -> QEModel:
         root = root / "model"
     verify(root)
     model = QEModel.load(root)
-    if encoder is not None and encoder.fingerprint() != model.fingerprint:
+    if encoder is not None and not same_vectors(encoder.fingerprint(), model.fingerprint):
         raise ValueError(f"the QE model at {root} reads the vectors of {model.base!r}; "
                          f"use --model {model.base} with --qe (got {encoder.name})")
     return model
+
+
+def same_vectors(a: str, b: str) -> bool:
+    """Whether two encoder fingerprints name the same weights and pooling: `bundled` picks its
+    path (torch, bf16, onnx) by CPU, and the paths' vectors agree to within 1e-4."""
+    def key(fp: str):
+        name, _, rest = fp.partition("|")
+        return name.split(":")[0], rest
+    return a == b or key(a) == key(b)
 
 
 def qe_pair(src_lang: str | None, tgt_lang: str | None) -> str | None:
