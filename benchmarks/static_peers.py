@@ -58,7 +58,7 @@ def main() -> None:
     from xlingua.io import write_json
 
     evaluator = DevEvaluator(EvalConfig(l10n_langs=[], tatoeba_langs=[], general_langs=list(DEV_LANGS)))
-    texts = [t for pairs in evaluator.sets.values() for p in pairs for t in p]
+    texts = [t for xs, ys in evaluator.sets.values() for t in xs + ys]
     done = {r["row"]: r for r in json.loads(args.out.read_text())["rows"]} if args.out.exists() else {}
     rows = []
 

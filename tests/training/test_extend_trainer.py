@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from tests.training.test_training_trainer import base_config
-from xlingua.training import trainer as trainer_mod
+from xlingua.training import loop as loop_mod
 from xlingua.training.trainer import Trainer, config_changes
 
 
@@ -47,7 +47,7 @@ def test_time_budget_stops_checkpoints_and_is_summed_over_resumes(tiny_model_dir
 
         time = staticmethod(lambda: clock["now"])
 
-    monkeypatch.setattr(trainer_mod, "time", FakeTime)
+    monkeypatch.setattr(loop_mod, "time", FakeTime)
     step = Trainer.train_step
 
     def timed_step(self):

@@ -86,7 +86,7 @@ def _worker(rank, world, init_file, cfg_dict, out_file):
         trainer = Trainer(config_from_dict(cfg_dict))
         trainer.model.eval()  # no dropout: masks would differ between the two layouts
         plain_sgd(trainer)
-        losses = [trainer.train_step()[1] for _ in range(len(trainer.tasks))]
+        losses = [trainer.train_step()["loss"] for _ in range(len(trainer.tasks))]
         if rank == 0:
             torch.save({"losses": losses, "params": trainer.model.state_dict(),
                         "heads": trainer.tasks.state_dict()}, out_file)
@@ -99,7 +99,7 @@ def test_two_processes_equal_one_with_the_combined_batch(tiny_model_dir, pairs_f
     single = Trainer(make_config(tiny_model_dir, tmp_path / "single", tasks, batch_size=6, max_steps=5))
     single.model.eval()
     plain_sgd(single)
-    losses = [single.train_step()[1] for _ in range(5)]
+    losses = [single.train_step()["loss"] for _ in range(5)]
 
     cfg = make_config(tiny_model_dir, tmp_path / "ddp", tasks, batch_size=3, max_steps=5).to_dict()
     out_file = tmp_path / "ddp.pt"

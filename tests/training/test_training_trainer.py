@@ -84,25 +84,18 @@ def test_proportional_sampling_and_early_stopping(tiny_model_dir, pairs_file, tm
     assert picks == [trainer.pick_task(s) for s in range(400)]  # a function of the step only
 
     # early stopping: a dev score that never improves after the first evaluation
-    from xlingua.training import trainer as trainer_mod
 
     scores = iter([50.0, 40.0, 40.0, 40.0, 40.0])
 
     class FakeEval:
-        config = None
-
-        def __bool__(self):
-            return True
+        main_score = "mean"
 
         def __call__(self, model):
             return {"mean": next(scores)}
 
-        def select(self, m):
-            return m["mean"]
-
     cfg = base_config(tiny_model_dir, tmp_path / "run2", tasks, max_steps=20, eval_every=2, early_stopping_patience=2)
     t = Trainer(cfg)
-    t.evaluator = FakeEval()
+    t.evaluators = [FakeEval()]
     t.train(show_progress=False)
     assert t.step == 4 and t.best == 50.0
     assert (tmp_path / "run2" / "best" / "modules.json").exists()
@@ -163,7 +156,7 @@ def test_resume_refuses_a_changed_config_unless_overridden(tiny_model_dir, pairs
     out = tmp_path / "run"
     Trainer(base_config(tiny_model_dir, out, tasks, max_steps=2, checkpoint_every=2)).train(show_progress=False)
     changed = base_config(tiny_model_dir, out, tasks, max_steps=4, checkpoint_every=2, lr=5e-4)
-    with pytest.raises(InputError, match=r"checkpoint\.pt: the config differs .*lr: 0\.001 -> 0\.0005; "
+    with pytest.raises(InputError, match=r"checkpoint\.pt: the settings differ .*lr: 0\.001 -> 0\.0005; "
                                          r"max_steps: 2 -> 4\).*--override lr,max_steps"):
         Trainer(changed).train(resume=True, show_progress=False)
     with pytest.raises(InputError, match=r"seed cannot change when resuming"):

@@ -1,14 +1,12 @@
-"""The training loop behind `xlingua train`.
+"""The sentence-encoder recipe of `xlingua train`, run by the one training loop (training.loop).
 
 mUSE-style multi-task training: with `sampling: cycle` tasks take turns, one optimizer step
 each; with `sampling: proportional` each step draws a task with probability proportional to
 weight x number of examples (`weighted`: to weight alone). AdamW with warm-up and a
 constant/linear/cosine schedule, gradient accumulation, freezing by parameter name (or the first
-rows of a parameter), periodic dev evaluation with best-model keeping and early stopping, a time
-budget summed over resumes, a rich progress bar, a JSONL log and a PNG plot. Checkpoints every N
-steps (and when the time budget ends) hold everything that decides the rest of the run (weights,
-optimizer, schedule, sampler positions, RNG states), so `resume=True` after a kill ends with the
-same weights as an unbroken run.
+rows of a parameter), and a PNG plot of the log. Checkpoints hold everything that decides the
+rest of the run (weights, heads, optimizer, schedule, sampler positions; the loop adds the RNG
+states), so `resume=True` after a kill ends with the same weights as an unbroken run.
 Under torchrun every process takes its slice of each global batch (see objectives.distributed).
 """
 from __future__ import annotations
@@ -17,25 +15,23 @@ import dataclasses
 import json
 import math
 import random
-import sys
-import time
 from pathlib import Path
 from typing import Callable
 
 import numpy as np
 import torch
 
-from xlingua.data.text import InputError
-from xlingua.io import atomic_open, disk_full, save_torch, write_text
-from xlingua.objectives import distributed as ddp
-from xlingua.training.config import EvalConfig, TrainConfig
 from xlingua.data.examples import make_sampler
+from xlingua.io import atomic_open
+from xlingua.objectives import distributed as ddp
+from xlingua.training.checkpoint import CHECKPOINT, changed_settings
+from xlingua.training.config import EvalConfig, TrainConfig
 from xlingua.training.evaluate import DevEvaluator
+from xlingua.training.loop import LOG, LoopSettings, TrainingLoop
 from xlingua.training.model import SentenceModel
 from xlingua.training.tasks import build_task
 
-CHECKPOINT = "checkpoint.pt"
-LOG = "log.jsonl"
+__all__ = ["CHECKPOINT", "LOG", "Trainer", "config_changes", "train"]
 #: settings a resumed run may change freely (they change nothing already done)
 RESUME_FREE = ("output_dir", "log_every", "checkpoint_every", "max_minutes")
 #: settings `--override` may change on resume; the rest (model, tasks, seed, batch...) fix the
@@ -47,11 +43,13 @@ RESUME_OVERRIDABLE = ("lr", "weight_decay", "max_steps", "warmup_steps", "schedu
 def config_changes(old: dict, new: dict) -> dict[str, tuple]:
     """{key: (old, new)} for the settings that differ, other than RESUME_FREE. A setting the
     old config lacks (added to xlingua after it was written) ran at its default."""
-    old = {**_defaults(TrainConfig), **old}
+    return changed_settings(_recorded(old), new, _defaults(TrainConfig), RESUME_FREE)
+
+
+def _recorded(old: dict) -> dict:
     if isinstance(old.get("eval"), dict):
-        old["eval"] = {**_defaults(EvalConfig), **old["eval"]}
-    return {k: (old.get(k), new.get(k)) for k in sorted(set(old) | set(new))
-            if k not in RESUME_FREE and old.get(k) != new.get(k)}
+        return {**old, "eval": {**_defaults(EvalConfig), **old["eval"]}}
+    return old
 
 
 def _defaults(cls) -> dict:
@@ -110,17 +108,23 @@ def lr_lambda(config: TrainConfig) -> Callable[[int], float]:
     return f
 
 
-class Trainer:
+class Trainer(TrainingLoop):
+    free = RESUME_FREE
+    overridable = RESUME_OVERRIDABLE
+
     def __init__(self, config: TrainConfig, model: SentenceModel | None = None):
+        super().__init__(config.output_dir, LoopSettings(
+            max_steps=config.max_steps, max_minutes=config.max_minutes, log_every=config.log_every,
+            eval_every=config.eval_every, checkpoint_every=config.checkpoint_every,
+            patience=config.early_stopping_patience, select=config.eval.select))
         self.config = config
-        self.out = Path(config.output_dir)
-        self.out.mkdir(parents=True, exist_ok=True)
         ddp.init_from_env()
         set_seed(config.seed)
         self.model = model if model is not None else SentenceModel.load(config.model, config.max_seq_length)
         self.model.max_seq_length = config.max_seq_length
         self.model.precision = config.precision
         self.frozen = freeze(self.model, config.freeze)
+        self.start_info = {"frozen_params": self.frozen}
         self.fixed_rows = freeze_rows(self.model, config.freeze_rows)
         self.tasks = torch.nn.ModuleList([build_task(t, self.model.dim, config.seed) for t in config.tasks])
         for task in self.tasks:
@@ -131,11 +135,8 @@ class Trainer:
         self.optimizer = torch.optim.AdamW(_param_groups(self.model, self.tasks, config.weight_decay, self.fixed_rows),
                                            lr=config.lr)
         self.scheduler = torch.optim.lr_scheduler.LambdaLR(self.optimizer, lr_lambda(config))
-        self.evaluator = DevEvaluator(config.eval)
-        self.step = 0
-        self.best = -math.inf
-        self.bad_evals = 0
-        self.elapsed = 0.0  # training seconds, summed over resumes
+        evaluator = DevEvaluator(config.eval)
+        self.evaluators = [evaluator] if evaluator else []
         sizes = np.array([t.config.weight * (len(t.examples) if config.sampling == "proportional" else 1)
                           for t in self.tasks], dtype=np.float64)
         self.task_probs = sizes / sizes.sum()
@@ -146,7 +147,7 @@ class Trainer:
             return step % len(self.tasks)
         return int(np.random.default_rng([self.config.seed, 7919, step]).choice(len(self.tasks), p=self.task_probs))
 
-    def train_step(self) -> tuple[str, float]:
+    def train_step(self) -> dict:
         ti = self.pick_task(self.step)
         task = self.tasks[ti]
         world, rank, b = ddp.world_size(), ddp.rank(), self.config.batch_size
@@ -163,50 +164,26 @@ class Trainer:
         self.scheduler.step()
         self.optimizer.zero_grad(set_to_none=True)
         self.step += 1
-        return task.name, total
+        return {"task": task.name, "loss": total, "lr": self.scheduler.get_last_lr()[0]}
 
-    # -- checkpoints ------------------------------------------------------------------------
-    def state_dict(self) -> dict:
-        return {"step": self.step, "best": self.best, "bad_evals": self.bad_evals, "elapsed": self.elapsed,
-                "config": self.config.to_dict(),
-                "model": self.model.state_dict(), "tasks": self.tasks.state_dict(),
-                "optimizer": self.optimizer.state_dict(), "scheduler": self.scheduler.state_dict(),
-                "samplers": [s.state_dict() for s in self.samplers],
-                "rng": {"torch": torch.get_rng_state(), "numpy": np.random.get_state(), "python": random.getstate()}}
+    # -- what the loop checkpoints ----------------------------------------------------------
+    def identity(self) -> dict:
+        return self.config.to_dict()
 
-    def save_checkpoint(self) -> None:
-        if ddp.rank() != 0:
-            return
-        save_torch(self.out / CHECKPOINT, self.state_dict())
+    def defaults(self) -> dict:
+        return _defaults(TrainConfig)
 
-    def load_checkpoint(self, override=()) -> bool:
-        """Resume from OUTPUT/checkpoint.pt. A setting that differs from the checkpoint's is an
-        error naming it, unless listed in `override` (and in RESUME_OVERRIDABLE)."""
-        path = self.out / CHECKPOINT
-        if not path.exists():
-            return False
-        state = torch.load(path, weights_only=False)
-        new = self.config.to_dict()
+    def upgrade(self, state: dict) -> dict:
         if "config" in state:
-            changes = config_changes(state["config"], new)
-        else:  # a checkpoint without its config: nothing to compare the settings against
-            unrecorded = [k for k in override if k not in RESUME_OVERRIDABLE]
-            if unrecorded:
-                raise InputError(f"{path}: predates config checks, so it did not record {', '.join(unrecorded)} "
-                                 "and they cannot be overridden; resume without --override, or train into a new "
-                                 "output directory")
-            if ddp.rank() == 0:
-                print(f"note: {path} predates config checks: resuming without comparing settings", file=sys.stderr)
-            changes = {k: (None, new.get(k)) for k in override}
-        refused = [k for k in changes if k not in override]
-        if refused:
-            said = "; ".join(f"{k}: {changes[k][0]!r} -> {changes[k][1]!r}" for k in refused)
-            raise InputError(f"{path}: the config differs from the run being resumed ({said}); resume "
-                             f"with the original settings, or pass --override {','.join(refused)} to apply them")
-        fixed = [k for k in changes if k not in RESUME_OVERRIDABLE]
-        if fixed:
-            raise InputError(f"{path}: {', '.join(fixed)} cannot change when resuming (they fix the data order "
-                             "and the weights so far); train into a new output directory")
+            state["config"] = _recorded(state["config"])
+        return state
+
+    def state_dict(self) -> dict:
+        return {"model": self.model.state_dict(), "tasks": self.tasks.state_dict(),
+                "optimizer": self.optimizer.state_dict(), "scheduler": self.scheduler.state_dict(),
+                "samplers": [s.state_dict() for s in self.samplers]}
+
+    def load_state_dict(self, state: dict, changes: dict) -> None:
         self.model.load_state_dict(state["model"])
         self.tasks.load_state_dict(state["tasks"])
         self.optimizer.load_state_dict(state["optimizer"])
@@ -221,92 +198,14 @@ class Trainer:
                 group["lr"] = self.config.lr * lr_lambda(self.config)(self.scheduler.last_epoch)
         for s, st in zip(self.samplers, state["samplers"]):
             s.load_state_dict(st)
-        torch.set_rng_state(state["rng"]["torch"])
-        np.random.set_state(state["rng"]["numpy"])
-        random.setstate(state["rng"]["python"])
-        self.step, self.best, self.bad_evals = state["step"], state["best"], state["bad_evals"]
-        self.elapsed = state.get("elapsed", 0.0)
-        _truncate_log(self.out / LOG, self.step)
-        return True
 
-    # -- the loop ---------------------------------------------------------------------------
-    def log(self, record: dict) -> None:
-        record["time"] = round(time.time(), 1)
-        if ddp.rank() == 0:
-            try:
-                with open(self.out / LOG, "a", encoding="utf-8") as f:
-                    f.write(json.dumps(record) + "\n")
-            except OSError as exc:  # a full disk names the log, like every other write
-                raise disk_full(exc, self.out / LOG) or exc
-
-    def evaluate(self) -> dict[str, float] | None:
-        if not self.evaluator:
-            return None
-        metrics = self.evaluator(self.model)
-        score = self.evaluator.select(metrics)
-        if score > self.best:
-            self.best, self.bad_evals = score, 0
-            if ddp.rank() == 0:
-                self.model.save(self.out / "best")
-        else:
-            self.bad_evals += 1
-        self.log({"step": self.step, "eval": metrics})
-        return metrics
-
-    def out_of_time(self) -> bool:
-        if not self.config.max_minutes:
-            return False
-        # every process stops at the same step, or the collectives would wait forever
-        return ddp.all_reduce_mean(float(self.elapsed >= self.config.max_minutes * 60)) > 0
+    def save_best(self) -> None:
+        self.model.save(self.out / "best")
 
     def train(self, resume: bool = False, on_step: Callable[[int], None] | None = None,
               show_progress: bool = True, override=()) -> Path:
-        cfg = self.config
-        if resume:
-            if not self.load_checkpoint(override) and ddp.rank() == 0:
-                print(f"no checkpoint in {self.out} to resume from: starting at step 0", file=sys.stderr)
-        elif ddp.rank() == 0:
-            (self.out / LOG).unlink(missing_ok=True)
-        if self.step == 0:
-            self.log({"step": 0, "config": cfg.to_dict(), "world_size": ddp.world_size(), "frozen_params": self.frozen})
-            if cfg.eval_every:
-                self.evaluate()
-        progress = _progress(cfg.max_steps, self.step) if show_progress and ddp.rank() == 0 else None
         self.model.train()
-        window, t0, done0 = [], time.perf_counter(), self.step
-        elapsed0 = self.elapsed
-        try:
-            while self.step < cfg.max_steps:
-                self.elapsed = elapsed0 + time.perf_counter() - t0
-                if self.out_of_time():
-                    if cfg.eval_every and self.step % cfg.eval_every and self.step > done0:
-                        self.evaluate()  # the dev choice sees the last steps too
-                    self.save_checkpoint()  # a rerun with a larger budget goes on from here
-                    self.log({"step": self.step, "time_limit": True, "minutes": round(self.elapsed / 60, 2)})
-                    break
-                name, loss = self.train_step()
-                self.elapsed = elapsed0 + time.perf_counter() - t0
-                window.append(loss)
-                rate = (self.step - done0) / (time.perf_counter() - t0)
-                if self.step % cfg.log_every == 0 or self.step == cfg.max_steps:
-                    self.log({"step": self.step, "task": name, "loss": ddp.all_reduce_mean(loss),
-                              "lr": self.scheduler.get_last_lr()[0], "steps_per_s": rate})
-                if progress:
-                    progress[0].update(progress[1], completed=self.step, loss=f"{np.mean(window[-20:]):.4f}")
-                if on_step:
-                    on_step(self.step)
-                stop = False
-                if cfg.eval_every and self.step % cfg.eval_every == 0:
-                    self.evaluate()
-                    stop = bool(cfg.early_stopping_patience) and self.bad_evals >= cfg.early_stopping_patience
-                if cfg.checkpoint_every and self.step % cfg.checkpoint_every == 0:
-                    self.save_checkpoint()
-                if stop:
-                    self.log({"step": self.step, "early_stop": True})
-                    break
-        finally:
-            if progress:
-                progress[0].stop()
+        self.run(resume=resume, on_step=on_step, show_progress=show_progress, override=override)
         final = self.out / "final"
         if ddp.rank() == 0:
             self.model.save(final)
@@ -326,21 +225,6 @@ def _param_groups(model, tasks, weight_decay: float, fixed_rows=()) -> list[dict
                 undecayed = p.ndim < 2 or "LayerNorm" in name or (module is model and name in fixed_rows)
                 (no_decay if undecayed else decay).append(p)
     return [{"params": decay, "weight_decay": weight_decay}, {"params": no_decay, "weight_decay": 0.0}]
-
-
-def _truncate_log(path: Path, step: int) -> None:
-    """Drop log lines written after the checkpoint we resume from (they will be redone)."""
-    if not path.exists():
-        return
-    keep = [l for l in path.read_text(encoding="utf-8").splitlines() if l and json.loads(l)["step"] <= step]
-    write_text(path, "".join(l + "\n" for l in keep))
-
-
-def _progress(total: int, start: int):
-    from xlingua.progress import progress_bar
-
-    return progress_bar("[bold]train[/]", total, completed=start, rate="step",
-                        extra="loss {task.fields[loss]}", loss="-")
 
 
 def plot_log(log: Path, png: Path) -> Path | None:

@@ -20,11 +20,9 @@ def dev_report(encoder, langs: list[str], pair_files: dict[str, str] | None = No
     sets = DevEvaluator(EvalConfig(general_langs=general, pair_files=pair_files, limit=LIMIT)).sets
     out = {}
     for lang in langs:
-        pairs = sets[f"pairs_{lang}" if lang in pair_files else f"general_{lang}"]
-        x = np.asarray(encoder.encode([p[0] for p in pairs]))
-        y = np.asarray(encoder.encode([p[1] for p in pairs]))
-        fwd, bwd = retrieval_accuracy(cosine_matrix(x, y))
-        out[lang] = {"pairs": len(pairs), "xx->en": round(100 - fwd, 2), "en->xx": round(100 - bwd, 2)}
+        xs, ys = sets[f"pairs_{lang}" if lang in pair_files else f"general_{lang}"]
+        fwd, bwd = retrieval_accuracy(cosine_matrix(np.asarray(encoder.encode(xs)), np.asarray(encoder.encode(ys))))
+        out[lang] = {"pairs": len(xs), "xx->en": round(100 - fwd, 2), "en->xx": round(100 - bwd, 2)}
     return out
 
 

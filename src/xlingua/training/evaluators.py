@@ -1,0 +1,67 @@
+"""Dev evaluators: a model in, {metric: value} out, with the name of the metric that picks the
+best step (`main_score`) and whether higher is better, as sentence-transformers' evaluators and
+MTEB's tasks declare them. The training loop runs them every `eval_every` steps.
+
+RetrievalEvaluator is the one retrieval signal of every recipe: top-1 accuracy x100 of finding
+each sentence's translation among the set's translations, both directions averaged, per set and
+their mean. What is embedded and how is the recipe's: texts through a sentence encoder, or cached
+base vectors through the meaning MLPs."""
+from __future__ import annotations
+
+from typing import Callable, Sequence
+
+import numpy as np
+
+from xlingua.similarity import retrieval_accuracy, score_matrix
+
+
+class Evaluator:
+    main_score = "mean"
+    greater_is_better = True
+
+    def __call__(self, model) -> dict[str, float]:
+        raise NotImplementedError
+
+
+def encode_texts(model, texts: Sequence) -> np.ndarray:
+    """Rows of `model.encode` (an array or a CPU tensor)."""
+    return np.asarray(model.encode(list(texts)))
+
+
+def dev_accuracy(x: np.ndarray, y: np.ndarray, margin: str | None = None, k: int = 4) -> float:
+    """Mean of x->y and y->x top-1 accuracy x100 where row i of x translates row i of y;
+    cosine, or the score named by `margin` (similarity.SCORES)."""
+    return float(np.mean(retrieval_accuracy(score_matrix(x, y, margin or "absolute", k=k))))
+
+
+class RetrievalEvaluator(Evaluator):
+    """`sets` {name: (sources, translations)}; `embed(model, items)` gives their vectors."""
+
+    def __init__(self, sets: dict[str, tuple], embed: Callable = encode_texts, margin: str | None = None,
+                 name: str = "", main_score: str | None = None):
+        self.sets, self.embed, self.margin, self.name = sets, embed, margin, name
+        self.main_score = main_score or (name or "mean")
+
+    def __bool__(self) -> bool:
+        return bool(self.sets)
+
+    def __call__(self, model) -> dict[str, float]:
+        found = {k: dev_accuracy(self.embed(model, a), self.embed(model, b), self.margin)
+                 for k, (a, b) in self.sets.items()}
+        mean = float(np.mean(list(found.values())))
+        if not self.name:
+            return {**found, "mean": mean}
+        return {self.name: mean, **{f"{self.name} {k}": v for k, v in found.items()}}
+
+
+def general_dev_pairs(langs=None, root=None, limit: int | None = None) -> dict[str, tuple[list[str], list[str]]]:
+    """{lang: (sentences, their English)} of the general corpus's dev split (English sentences
+    held out of training), languages sorted; `langs` None = all it has."""
+    from xlingua.data.general import read_general
+
+    dev = read_general(list(langs) if langs is not None else None, split="dev", root=root)
+    out = {}
+    for lang in sorted({p.lang for p in dev}):
+        rows = [p for p in dev if p.lang == lang][:limit]
+        out[lang] = ([p.text for p in rows], [p.english for p in rows])
+    return out
