@@ -127,7 +127,9 @@ def model_of(enc) -> tuple[object, str | None]:
     config = getattr(model, "config", None)
     if not isinstance(model, torch.nn.Module) or not isinstance(config, PretrainedConfig):
         return None, None
-    return config, {torch.float32: "fp32", torch.bfloat16: "bf16"}.get(next(model.parameters()).dtype)
+    # another engine runs the products (CTranslate2): it says in which dtype
+    dtype = getattr(enc, "matmul_dtype", None)
+    return config, dtype or {torch.float32: "fp32", torch.bfloat16: "bf16"}.get(next(model.parameters()).dtype)
 
 
 def shapes_of(config) -> Shapes | None:

