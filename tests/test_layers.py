@@ -1,6 +1,7 @@
-"""Imports run downward: data -> encoders / similarity / index -> objectives -> training,
-mining, evaluation (and the other jobs) -> the command line and the server. A module may import its own
-package and any lower layer, never a package of its own layer or above.
+"""Imports run downward: data -> encoders / similarity / index -> objectives -> training (the
+training loop) -> mining, evaluation, laser, meaning (and the other jobs) -> the command line and
+the server. A module may import its own package and any lower layer, never a package of its own
+layer or above.
 
 `python -m tests.test_layers [SRC/xlingua]` lists the upward imports of any tree (e.g. an older
 checkout's) and counts them."""
@@ -13,7 +14,8 @@ LAYERS = [
     {"data", "paths", "progress", "io", "registry", "settings"},
     {"encoders", "similarity", "index"},
     {"objectives"},
-    {"training", "mining", "evaluation", "laser", "meaning", "static", "qe", "embed", "embed_bench", "score", "align", "demo"},
+    {"training"},  # the one training loop, below the recipes that run through it
+    {"mining", "evaluation", "laser", "meaning", "static", "qe", "embed", "embed_bench", "score", "align", "demo"},
     {"cli", "cli_errors", "serve"},  # the front ends: the command line and the HTTP server
 ]
 

@@ -123,7 +123,7 @@ def test_a_killed_run_resumes_to_the_same_model(tmp_path):
     class DiesAtEpoch3(ScriptedDev):
         def __call__(self, model):
             if self.calls == 2:
-                raise Crash  # killed during epoch 3: state.pt holds epoch 2
+                raise Crash  # killed during epoch 3: the checkpoint holds epoch 2
             return super().__call__(model)
 
     with pytest.raises(Crash):
@@ -140,7 +140,7 @@ def test_a_killed_run_resumes_to_the_same_model(tmp_path):
     # A finished run started again does nothing more; other settings in the same directory are refused.
     assert train_meaning(src, tgt, langs, tmp_path / "cut", config=cfg, dev={"qe-dev": rest},
                          show_progress=False)["epochs"] == 5
-    with pytest.raises(ValueError, match="holds a run with other settings or data"):
+    with pytest.raises(ValueError, match="the settings differ from the run being resumed"):
         train_meaning(src, tgt, langs, tmp_path / "cut", config=TrainConfig(lr=1e-3, select_on="qe-dev"),
                       dev={"qe-dev": rest}, show_progress=False)
 
@@ -149,12 +149,12 @@ def test_a_run_from_before_a_setting_existed_resumes_with_its_default(tmp_path):
     src, tgt, langs = _toy(n_per_lang=10)
     cfg = TrainConfig(max_epochs=1, patience=5)
     train_meaning(src, tgt, langs, tmp_path, config=cfg, show_progress=False)
-    state = torch.load(tmp_path / "state.pt", weights_only=True)
-    del state["identity"]["residual"]  # as written before the setting existed
-    torch.save(state, tmp_path / "state.pt")
+    state = torch.load(tmp_path / "checkpoint.pt", weights_only=False)
+    del state["config"]["residual"]  # as written before the setting existed
+    torch.save(state, tmp_path / "checkpoint.pt")
     log = train_meaning(src, tgt, langs, tmp_path, config=TrainConfig(max_epochs=2, patience=5), show_progress=False)
     assert log["epochs"] == 2
-    with pytest.raises(ValueError, match="holds a run with other settings or data"):
+    with pytest.raises(ValueError, match="the settings differ from the run being resumed"):
         train_meaning(src, tgt, langs, tmp_path, config=TrainConfig(max_epochs=3, residual=True), show_progress=False)
 
 

@@ -4,7 +4,9 @@ import math
 import pytest
 import torch
 
-from xlingua.meaning.losses import LanguageLoss, MeaningLoss, ReconstructionLoss
+from xlingua.objectives.language import LanguageLoss
+from xlingua.objectives.meaning import MeaningLoss
+from xlingua.objectives.reconstruction import ReconstructionLoss
 
 T = lambda *rows: torch.tensor(rows, dtype=torch.float32)  # noqa: E731
 

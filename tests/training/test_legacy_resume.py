@@ -69,4 +69,4 @@ def test_meaning_state_resumes(tmp_path):
     from xlingua.encoders.meaning_mlp import MeaningModel
 
     final = torch.load(LEGACY / "meaning_final.pt", weights_only=True)
-    assert_same(torch.load(tmp_path / "state.pt", weights_only=True)["model"], final)
+    assert_same(torch.load(tmp_path / "checkpoint.pt", weights_only=False)["model"], final)

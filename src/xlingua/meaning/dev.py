@@ -1,6 +1,6 @@
-"""Dev signals that choose the epoch of a meaning model (and stop training): each is a callable
-on a MeaningModel returning {"mean": headline, <subset>: figure, ...}, computed on base vectors
-embedded once. Never a test split: WMT20 QE **dev**, the general corpus's held-out dev slice and
+"""Dev signals that choose the epoch of a meaning model (and stop training): evaluators
+(training.evaluators) on a MeaningModel returning {"mean": headline (the main score, higher is
+better), <subset>: figure, ...}, computed on base vectors embedded once. Never a test split: WMT20 QE **dev**, the general corpus's held-out dev slice and
 the STS Benchmark dev split machine-translated (stsb_multi_mt).
 
 The paper early-stops on the validation loss; here that loss keeps falling long after QE has
@@ -13,6 +13,7 @@ import torch
 from scipy.stats import pearsonr, spearmanr
 
 from xlingua.similarity.cosine import paired_cosine
+from xlingua.training.evaluators import Evaluator, RetrievalEvaluator, general_dev_pairs
 
 SIGNALS = ("qe-dev", "retrieval-dev", "sts-dev")
 
@@ -31,7 +32,7 @@ def _meaning(model, vectors: np.ndarray) -> np.ndarray:
         return model.meaning(torch.from_numpy(vectors)).numpy()
 
 
-class QEDev:
+class QEDev(Evaluator):
     """Pearson of cos(meaning(source), meaning(MT output)) with the DA z_mean on the WMT20 QE
     dev split of each pair; "mean" averages the pairs (as the test20 figure does)."""
 
@@ -58,37 +59,26 @@ class QEDev:
         return {"mean": float(np.mean(list(out.values()))), **out}
 
 
-class RetrievalDev:
-    """Top-1 retrieval accuracy x100 (both directions, averaged) between each language's
-    sentences and their English translations among the dev slice of the general corpus."""
+class RetrievalDev(RetrievalEvaluator):
+    """The shared retrieval evaluator on the meaning vectors of each language's sentences and
+    their English translations, the dev slice of the general corpus."""
 
     def __init__(self, sets: dict[str, tuple[np.ndarray, np.ndarray]]):
         if not sets:
             raise ValueError("retrieval dev signal needs at least one language")
-        self.sets = {k: (np.asarray(a, np.float32), np.asarray(b, np.float32)) for k, (a, b) in sets.items()}
+        super().__init__({k: (np.asarray(a, np.float32), np.asarray(b, np.float32)) for k, (a, b) in sets.items()},
+                         embed=_meaning)
 
     @classmethod
     def from_general(cls, encoder, langs=None, root=None, show_progress: bool = False) -> "RetrievalDev":
-        from xlingua.data.general import read_general
         from xlingua.meaning.data import embed_cached
 
-        dev = read_general(langs, split="dev", root=root)
-        sets = {}
-        for lang in sorted({p.lang for p in dev}):
-            rows = [p for p in dev if p.lang == lang]
-            sets[lang] = (embed_cached(encoder, [p.text for p in rows], show_progress=show_progress),
-                          embed_cached(encoder, [p.english for p in rows], show_progress=show_progress))
-        return cls(sets)
-
-    def __call__(self, model) -> dict[str, float]:
-        from xlingua.similarity import cosine_matrix, retrieval_accuracy
-
-        out = {lang: float(np.mean(retrieval_accuracy(cosine_matrix(_meaning(model, a), _meaning(model, b)))))
-               for lang, (a, b) in self.sets.items()}
-        return {"mean": float(np.mean(list(out.values()))), **out}
+        return cls({lang: (embed_cached(encoder, xs, show_progress=show_progress),
+                           embed_cached(encoder, ys, show_progress=show_progress))
+                    for lang, (xs, ys) in general_dev_pairs(langs, root).items()})
 
 
-class StsDev:
+class StsDev(Evaluator):
     """Spearman x100 of meaning cosines with the gold similarity on stsb_multi_mt **dev** (the STS
     Benchmark dev split machine-translated; its rows line up across languages). "mean" averages
     the cross-lingual pairs (first sentence in X, second in English), as STS2017-extended's

@@ -1,4 +1,6 @@
-"""Training of the meaning MLPs on cached base embeddings of parallel pairs.
+"""The meaning-embeddings recipe: the MLPs trained on cached base embeddings of parallel pairs
+by the one training loop (training.loop), one loop step an epoch, with the loss of
+objectives.meaning_embeddings.
 
 Adam (lr 1e-4), batch 512, patience 15, as in the paper. The paper early-stops on the loss of a
 10% validation split; that loss keeps falling after QE has peaked, so the epoch can instead be
@@ -10,7 +12,6 @@ at the base vectors (ablations of why STS drops).
 """
 from __future__ import annotations
 
-import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Callable
@@ -18,9 +19,12 @@ from typing import Callable
 import numpy as np
 import torch
 
-from xlingua.io import save_torch, write_json
-from xlingua.meaning.losses import LanguageLoss, MeaningLoss, ReconstructionLoss
 from xlingua.encoders.meaning_mlp import MeaningConfig, MeaningModel
+from xlingua.io import write_json
+from xlingua.objectives.meaning_embeddings import MeaningEmbeddingLoss
+from xlingua.training.checkpoint import read_log
+from xlingua.training.evaluators import Evaluator
+from xlingua.training.loop import LOG, LoopSettings, TrainingLoop
 
 
 @dataclass
@@ -71,34 +75,163 @@ class _SameLanguageSampler:
         return s2, t2
 
 
-class MeaningObjective(torch.nn.Module):
-    """L = L_R(s) + L_R(t) + L_M + L_L, with L_M / L_L optional."""
-
-    def __init__(self, model: MeaningModel, use_meaning: bool = True, use_language: bool = True,
-                 language_weight: float = 1.0, negative_weight: float = 1.0):
-        super().__init__()
-        self.model = model
-        self.use_meaning = use_meaning
-        self.use_language = use_language
-        self.language_weight = language_weight
-        self.rec, self.mean, self.lang = ReconstructionLoss(), MeaningLoss(negative_weight), LanguageLoss()
-
-    def forward(self, s, t, s2, t2, s_lang, t_lang) -> dict[str, torch.Tensor]:
-        (sm, sl), (tm, tl) = self.model(s), self.model(t)
-        parts = {"rec": self.rec(s, sm, sl) + self.rec(t, tm, tl)}
-        if self.use_meaning or self.use_language:
-            (s2m, s2l), (t2m, t2l) = self.model(s2), self.model(t2)
-        if self.use_meaning:
-            parts["meaning"] = self.mean(sm, tm, s2m, t2m)
-        if self.use_language:
-            parts["language"] = self.lang(sl, tl, s2l, t2l, self.model.mlp_i(sl), self.model.mlp_i(tl),
-                                          s_lang, t_lang)
-        weights = {"language": self.language_weight}
-        parts["loss"] = sum(weights.get(k, 1.0) * v for k, v in parts.items())
-        return parts
-
-
 DevSignal = Callable[[MeaningModel], dict]
+
+
+class Named(Evaluator):
+    """A dev signal's figures as "NAME" (its mean, the main score) and "NAME subset"."""
+
+    def __init__(self, name: str, signal: DevSignal):
+        self.main_score, self.signal = name, signal
+        self.greater_is_better = getattr(signal, "greater_is_better", True)
+
+    def __call__(self, model) -> dict[str, float]:
+        return {self.main_score if k == "mean" else f"{self.main_score} {k}": float(v)
+                for k, v in self.signal(model).items()}
+
+
+class ValLoss(Evaluator):
+    """The paper's validation loss and its terms (val_loss, val_rec, ...); lower is better."""
+    main_score = "val_loss"
+    greater_is_better = False
+
+    def __init__(self, run: "MeaningRun"):
+        self.run = run
+
+    def __call__(self, model) -> dict[str, float]:
+        run = self.run
+        run.val_neg.reset()  # the same negatives every epoch
+        totals = {}
+        with torch.no_grad():
+            for start in range(0, len(run.val_idx), run.config.batch_size):
+                idx = run.val_idx[start:start + run.config.batch_size]
+                for k, v in run.batch_parts(idx, run.val_neg).items():
+                    totals[k] = totals.get(k, 0.0) + float(v) * len(idx)
+        found = {f"val_{k}": v / len(run.val_idx) for k, v in totals.items()}
+        run.last_val = found["val_loss"]
+        return found
+
+
+class MeaningRun(TrainingLoop):
+    free = ("max_epochs", "patience", "snapshot_every")  # stopping rules may change on resume
+    legacy_files = ("state.pt",)
+
+    def __init__(self, src, tgt, src_langs, out, config: TrainConfig, dev: dict[str, DevSignal],
+                 tgt_lang: str = "en", base_name: str = "", base_fingerprint: str = ""):
+        super().__init__(out, LoopSettings(
+            max_steps=config.max_epochs, eval_every=1, eval_at_start=False, checkpoint_every=1,
+            snapshot_every=config.snapshot_every, patience=config.patience,
+            select="val_loss" if config.select_on == "val-loss" else config.select_on, label="meaning epoch"))
+        self.config = config
+        torch.manual_seed(config.seed)
+        self.rng = np.random.default_rng(config.seed)
+        self.langs = sorted(set(src_langs) | {tgt_lang})
+        lid = {l: i for i, l in enumerate(self.langs)}
+        self.s_lang = np.array([lid[l] for l in src_langs])
+        n = len(src)
+        perm = self.rng.permutation(n)
+        n_val = max(1, int(round(n * config.val_fraction)))
+        self.val_idx, self.train_idx = perm[:n_val], perm[n_val:]
+        self.data = {"n": n, "dim": int(src.shape[1]), "langs": self.langs}
+        self.model = MeaningModel(MeaningConfig(dim=src.shape[1], langs=self.langs, hidden=config.hidden,
+                                                base=base_name, base_fingerprint=base_fingerprint,
+                                                residual=config.residual))
+        self.objective = MeaningEmbeddingLoss(self.model, config.use_meaning, config.use_language,
+                                              config.language_weight, config.negative_weight)
+        self.opt = torch.optim.Adam(self.model.parameters(), lr=config.lr)
+        self.S, self.T = torch.from_numpy(src.astype(np.float32)), torch.from_numpy(tgt.astype(np.float32))
+        self.en = np.full(n, lid[tgt_lang])
+        # negatives for a split come from that split only
+        self.train_neg = _SameLanguageSampler(self.s_lang, self.train_idx, config.seed)
+        self.val_neg = _SameLanguageSampler(self.s_lang, self.val_idx, config.seed + 1)
+        self.best_val = self.last_val = float("inf")
+        self.evaluators = [ValLoss(self)] + [Named(name, signal) for name, signal in dev.items()]
+
+    def batch_parts(self, idx, sampler) -> dict[str, torch.Tensor]:
+        s2, t2 = sampler(idx)
+        return self.objective(self.S[idx], self.T[idx], self.S[s2], self.T[t2],
+                              torch.from_numpy(self.s_lang[idx]), torch.from_numpy(self.en[idx]))
+
+    def train_step(self) -> dict:
+        order = self.rng.permutation(self.train_idx)
+        total = 0.0
+        for start in range(0, len(order), self.config.batch_size):
+            idx = order[start:start + self.config.batch_size]
+            loss = self.batch_parts(idx, self.train_neg)["loss"]
+            self.opt.zero_grad()
+            loss.backward()
+            self.opt.step()
+            total += loss.item() * len(idx)
+        self.step += 1
+        return {"loss": total / len(order)}
+
+    def evaluate(self):
+        self.model.eval()
+        try:
+            return super().evaluate()
+        finally:
+            self.model.train()
+
+    def save_best(self) -> None:
+        self.best_val = self.last_val
+        self.model.save(self.out / "model.pt")
+
+    def save_snapshot(self) -> None:
+        self.model.save(self.out / f"model_epoch{self.step}.pt")
+
+    # -- what the loop checkpoints ----------------------------------------------------------
+    def identity(self) -> dict:
+        return {**asdict(self.config), **self.data}
+
+    def defaults(self) -> dict:
+        return asdict(TrainConfig())
+
+    def state_dict(self) -> dict:
+        return {"model": self.model.state_dict(), "optimizer": self.opt.state_dict(), "best_val": self.best_val,
+                "order_rng": self.rng.bit_generator.state, "negatives_rng": self.train_neg.rng.bit_generator.state}
+
+    def load_state_dict(self, state: dict, changes: dict) -> None:
+        self.model.load_state_dict(state["model"])
+        self.opt.load_state_dict(state["optimizer"])
+        self.rng.bit_generator.state = state["order_rng"]
+        self.train_neg.rng.bit_generator.state = state["negatives_rng"]
+        self.best_val = state["best_val"]
+
+    def upgrade(self, state: dict) -> dict:
+        """state.pt of the meaning trainer before the one loop: its history goes to log.jsonl."""
+        if "identity" not in state:
+            return state
+        if not (self.out / LOG).exists():
+            records = [{"step": 0, "config": state["identity"]}]
+            for h in state["history"]:
+                e = h["epoch"]
+                records += [{"step": e, "loss": h["train_loss"]},
+                            {"step": e, "eval": {k: v for k, v in h.items() if k not in ("epoch", "train_loss")}}]
+            for r in records:
+                self.log(r)
+        return {"config": state["identity"], "model": state["model"], "optimizer": state["optimizer"],
+                "order_rng": state["rng"], "negatives_rng": state["train_neg_rng"], "step": len(state["history"]),
+                "best": state["best"], "bad_evals": state["bad"], "best_step": state["best_epoch"],
+                "best_val": state["best_val"], "elapsed": state["seconds"]}
+
+    def on_checkpoint(self) -> None:
+        self.write_log(finished=False)  # a killed run still says how far it got
+
+    def history(self) -> list[dict]:
+        by_epoch: dict[int, dict] = {}
+        for r in read_log(self.out / LOG):
+            if r["step"] and ("loss" in r or "eval" in r):
+                h = by_epoch.setdefault(r["step"], {"epoch": r["step"]})
+                h.update({"train_loss": r["loss"]} if "loss" in r else r["eval"])
+        return [by_epoch[e] for e in sorted(by_epoch)]
+
+    def write_log(self, finished: bool) -> dict:
+        log = {"config": asdict(self.config), "langs": self.langs, "n_train": len(self.train_idx),
+               "n_val": len(self.val_idx), "select_on": self.config.select_on, "best_epoch": self.best_step,
+               "best_score": self.best, "best_val_loss": self.best_val, "epochs": self.step, "finished": finished,
+               "seconds": round(self.elapsed, 1), "history": self.history()}
+        write_json(self.out / "train_log.json", log)
+        return log
 
 
 def train_meaning(src: np.ndarray, tgt: np.ndarray, src_langs: list[str], out_dir, *,
@@ -109,144 +242,17 @@ def train_meaning(src: np.ndarray, tgt: np.ndarray, src_langs: list[str], out_di
     out_dir/model.pt (the best epoch by `config.select_on`: lowest validation loss, or highest
     "mean" of that dev signal) and out_dir/train_log.json; return the log. `dev` maps names to
     signals (model -> {"mean": ..., subset: ...}), all computed and logged after every epoch.
-    After every epoch out_dir/state.pt is written; a run started again on the same out_dir with
-    the same settings and data continues from it (max_epochs and patience may change)."""
+    A run started again on the same out_dir with the same settings and data continues from its
+    checkpoint (max_epochs, patience and snapshot_every may change)."""
     config = config or TrainConfig()
     dev = dict(dev or {})
     if src.shape != tgt.shape or len(src) != len(src_langs):
         raise ValueError(f"src {src.shape}, tgt {tgt.shape} and {len(src_langs)} languages do not line up")
     if config.select_on != "val-loss" and config.select_on not in dev:
         raise ValueError(f"select_on {config.select_on!r} names no dev signal; given: {sorted(dev) or 'none'}")
-    out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    torch.manual_seed(config.seed)
-    rng = np.random.default_rng(config.seed)
-
-    langs = sorted(set(src_langs) | {tgt_lang})
-    lid = {l: i for i, l in enumerate(langs)}
-    s_lang = np.array([lid[l] for l in src_langs])
-    n = len(src)
-    perm = rng.permutation(n)
-    n_val = max(1, int(round(n * config.val_fraction)))
-    val_idx, train_idx = perm[:n_val], perm[n_val:]
-
-    model = MeaningModel(MeaningConfig(dim=src.shape[1], langs=langs, hidden=config.hidden,
-                                       base=base_name, base_fingerprint=base_fingerprint,
-                                       residual=config.residual))
-    objective = MeaningObjective(model, config.use_meaning, config.use_language,
-                                 config.language_weight, config.negative_weight)
-    opt = torch.optim.Adam(model.parameters(), lr=config.lr)
-    S, T = torch.from_numpy(src.astype(np.float32)), torch.from_numpy(tgt.astype(np.float32))
-    en = np.full(n, lid[tgt_lang])
-    # Negatives for a split come from that split only; validation uses the same ones each epoch.
-    train_neg = _SameLanguageSampler(s_lang, train_idx, config.seed)
-    val_neg = _SameLanguageSampler(s_lang, val_idx, config.seed + 1)
-
-    def batch_parts(idx, sampler):
-        s2, t2 = sampler(idx)
-        return objective(S[idx], T[idx], S[s2], T[t2],
-                         torch.from_numpy(s_lang[idx]), torch.from_numpy(en[idx]))
-
-    def val_loss() -> dict[str, float]:
-        model.eval()
-        val_neg.reset()
-        totals = {}
-        with torch.no_grad():
-            for start in range(0, len(val_idx), config.batch_size):
-                idx = val_idx[start:start + config.batch_size]
-                for k, v in batch_parts(idx, val_neg).items():
-                    totals[k] = totals.get(k, 0.0) + float(v) * len(idx)
-        model.train()
-        return {k: v / len(val_idx) for k, v in totals.items()}
-
-    def dev_figures() -> dict[str, float]:
-        model.eval()
-        out = {}
-        for name, signal in dev.items():
-            for k, v in signal(model).items():
-                out[name if k == "mean" else f"{name} {k}"] = float(v)
-        model.train()
-        return out
-
-    history, best, bad, best_epoch, best_val = [], -float("inf"), 0, 0, float("inf")
-    start_time = time.time()
-    # Resume after a kill: state.pt holds everything the next epoch depends on.
-    state_path = out / "state.pt"
-    identity = {**asdict(config), "n": n, "dim": int(src.shape[1]), "langs": langs}
-    for k in ("max_epochs", "patience", "snapshot_every"):  # stopping rules may change on resume
-        identity.pop(k)
-    if state_path.exists():
-        state = torch.load(state_path, map_location="cpu", weights_only=True)
-        # A setting state.pt does not record ran at its default.
-        old = {**{k: v for k, v in asdict(TrainConfig()).items() if k in identity}, **state["identity"]}
-        if old != identity:
-            raise ValueError(f"{out} holds a run with other settings or data (state.pt); "
-                             f"give another --out or delete {state_path}")
-        model.load_state_dict(state["model"])
-        opt.load_state_dict(state["optimizer"])
-        rng.bit_generator.state = state["rng"]
-        train_neg.rng.bit_generator.state = state["train_neg_rng"]
-        history, best, bad, best_epoch, best_val = (state[k] for k in ("history", "best", "bad", "best_epoch", "best_val"))
-        start_time -= state["seconds"]
-
-    def save_state() -> None:
-        save_torch(state_path, {"identity": identity, "model": model.state_dict(), "optimizer": opt.state_dict(),
-                                "rng": rng.bit_generator.state, "train_neg_rng": train_neg.rng.bit_generator.state,
-                                "history": history, "best": best, "bad": bad, "best_epoch": best_epoch,
-                                "best_val": best_val, "seconds": time.time() - start_time})
-
-    def write_log(finished: bool) -> dict:
-        log = {"config": asdict(config), "langs": langs, "n_train": len(train_idx), "n_val": len(val_idx),
-               "select_on": config.select_on, "best_epoch": best_epoch, "best_score": best,
-               "best_val_loss": best_val, "epochs": len(history), "finished": finished,
-               "seconds": round(time.time() - start_time, 1), "history": history}
-        write_json(out / "train_log.json", log)
-        return log
-
-    progress = _progress(config.max_epochs) if show_progress else None
-    if progress:
-        progress[0].update(progress[1], completed=len(history))
-    try:
-        for epoch in range(len(history) + 1, config.max_epochs + 1):
-            if bad >= config.patience:
-                break  # a resumed run that had already stopped
-            order = rng.permutation(train_idx)
-            train_total = 0.0
-            for start in range(0, len(order), config.batch_size):
-                idx = order[start:start + config.batch_size]
-                loss = batch_parts(idx, train_neg)["loss"]
-                opt.zero_grad()
-                loss.backward()
-                opt.step()
-                train_total += loss.item() * len(idx)
-            val = val_loss()
-            figures = dev_figures()
-            history.append({"epoch": epoch, "train_loss": train_total / len(order),
-                            **{f"val_{k}": v for k, v in val.items()}, **figures})
-            # Higher is better for every selection score; ties keep the earlier epoch.
-            score = -val["loss"] if config.select_on == "val-loss" else figures[config.select_on]
-            if score > best + 1e-6:
-                best, bad, best_epoch, best_val = score, 0, epoch, val["loss"]
-                model.save(out / "model.pt")
-            else:
-                bad += 1
-            if config.snapshot_every and epoch % config.snapshot_every == 0:
-                model.save(out / f"model_epoch{epoch}.pt")
-            save_state()
-            write_log(finished=False)  # a killed run still says how far it got
-            if progress:
-                progress[0].update(progress[1], advance=1,
-                                   description=f"{config.select_on} {score:.4f} best {best:.4f}@{best_epoch}")
-    finally:
-        if progress:
-            progress[0].stop()
-    return write_log(finished=True)
-
-
-def _progress(total: int):
-    from xlingua.progress import progress_bar
-
-    return progress_bar("[bold]meaning[/] epoch", total, extra="{task.description}")
+    run = MeaningRun(src, tgt, src_langs, out_dir, config, dev, tgt_lang, base_name, base_fingerprint)
+    run.run(resume=run.checkpoint_path().exists(), show_progress=show_progress)
+    return run.write_log(finished=True)
 
 
 def train_from_corpus(base: str, langs: list[str], pairs_per_lang: int, out_dir, *,

@@ -1,4 +1,5 @@
-"""Language loss (Tiyajamorn et al. 2021, eq. 3):
+"""Language loss (Tiyajamorn, Kajiwara, Arase & Onizuka 2021, "Language-agnostic
+Representation from Multilingual Sentence Encoders for Cross-lingual Similarity Estimation", EMNLP; eq. 3):
 L_L = (2 - cos(s_L, s'_L) - cos(t_L, t'_L)) + CE(MLP_I(s_L), lang_s) + CE(MLP_I(t_L), lang_t),
 averaged over the batch. Language vectors of two sentences of one language are pulled
 together, and the language must be identifiable from them."""

@@ -1,4 +1,5 @@
-"""Meaning loss (Tiyajamorn et al. 2021, eq. 2):
+"""Meaning loss (Tiyajamorn, Kajiwara, Arase & Onizuka 2021, "Language-agnostic
+Representation from Multilingual Sentence Encoders for Cross-lingual Similarity Estimation", EMNLP; eq. 2):
 L_M = (1 - cos(s_M, t_M)) + max(0, cos(s_M, s'_M)) + max(0, cos(t_M, t'_M)),
 averaged over the batch. A translation pair (s, t) gets the same meaning vector; a random other
 sentence of the same language (s', t') is pushed to be no more than orthogonal, so the meaning

@@ -1,4 +1,5 @@
-"""Reconstruction loss of meaning embeddings (Tiyajamorn et al. 2021, eq. 1):
+"""Reconstruction loss of meaning embeddings (Tiyajamorn, Kajiwara, Arase & Onizuka 2021, "Language-agnostic
+Representation from Multilingual Sentence Encoders for Cross-lingual Similarity Estimation", EMNLP; eq. 1):
 L_R = ||e - (MLP_M(e) + MLP_L(e))||^2 / d, averaged over the batch. It keeps the two parts
 together carrying everything the frozen encoder knew."""
 from __future__ import annotations
