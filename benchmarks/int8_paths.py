@@ -1,0 +1,131 @@
+"""Inference engines for the default model side by side, to choose which become encoder paths:
+torch fp32 (the reference), ONNX Runtime fp32, CTranslate2 fp32, and three int8 routes:
+torch's dynamic quantization of the linear layers, ONNX Runtime's dynamic quantizer (per
+channel; all MatMuls, or with the feed-forward layers kept fp32), CTranslate2 int8.
+
+Every candidate embeds the same real sentences (embed_bench.sample_sentences) through xlingua's
+tokenizer, batching, pooling and normalization; only the hidden states come from the engine.
+Timing is interleaved by rounds in a rotating order; each row reports sentences/s, the ratio to
+torch fp32, and the cosine of its vectors to torch fp32's (mean and min).
+
+    .venv/bin/python benchmarks/int8_paths.py --n 2000 --rounds 4 --out runs/bench/int8_paths.json
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from xlingua.embed_bench import sample_sentences
+from xlingua.encoders.loading import load_encoder
+from xlingua.io import write_text
+
+
+def _ort_states(enc, onnx_path: Path):
+    import onnxruntime as ort
+
+    so = ort.SessionOptions()
+    so.intra_op_num_threads = torch.get_num_threads()
+    so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    session = ort.InferenceSession(str(onnx_path), so, providers=["CPUExecutionProvider"])
+
+    def states(batch, layer):
+        feeds = {k: batch[k].cpu().numpy() for k in ("input_ids", "attention_mask")}
+        return torch.from_numpy(session.run(None, feeds)[0])
+    return states
+
+
+def _ort_int8(model: str, keep_ffn: bool):
+    """bundled:onnx's exported graph through ONNX Runtime's dynamic quantizer (per channel)."""
+    import onnx
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    enc = load_encoder(f"{model}:onnx")
+    src = Path(enc.path) / "onnx" / "model.onnx"
+    dst = src.with_name(f"model-int8{'-ffn-fp32' if keep_ffn else ''}.onnx")
+    if not dst.is_file():
+        graph = onnx.load(str(src), load_external_data=False)
+        matmuls = [n.name for n in graph.graph.node if n.op_type == "MatMul"]
+        keep = [n for n in matmuls if "intermediate/" in n or ("/output/dense" in n and "attention" not in n)]
+        quantize_dynamic(str(src), str(dst), weight_type=QuantType.QInt8, per_channel=True,
+                         nodes_to_exclude=keep if keep_ffn else [])
+    enc._states = _ort_states(enc, dst)
+    return enc
+
+
+def _torch_int8(model: str):
+    enc = load_encoder(f"{model}:torch")
+    with warnings.catch_warnings():  # torch.ao's deprecation notice
+        warnings.simplefilter("ignore")
+        enc.model = torch.ao.quantization.quantize_dynamic(enc.model, {torch.nn.Linear}, dtype=torch.qint8)
+    return enc
+
+
+CANDIDATES = {
+    "torch fp32": lambda m: load_encoder(f"{m}:torch"),
+    "onnxruntime fp32": lambda m: load_encoder(f"{m}:onnx"),
+    "ctranslate2 fp32": lambda m: load_encoder(f"{m}:ct2"),
+    "torch int8 (dynamic)": _torch_int8,
+    "onnxruntime int8 (dynamic, per channel)": lambda m: _ort_int8(m, keep_ffn=False),
+    "onnxruntime int8, feed-forward fp32": lambda m: _ort_int8(m, keep_ffn=True),
+    "ctranslate2 int8": lambda m: load_encoder(f"{m}:int8"),
+}
+REFERENCE = "torch fp32"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--model", default="bundled")
+    ap.add_argument("--n", type=int, default=2000)
+    ap.add_argument("--rounds", type=int, default=4)
+    ap.add_argument("--out", type=Path, default=Path("runs/bench/int8_paths.json"))
+    args = ap.parse_args()
+
+    texts = sample_sentences(args.n, seed=0)
+    encoders = {name: make(args.model) for name, make in CANDIDATES.items()}
+    for enc in encoders.values():
+        enc.encode(texts[:32])  # warm-up: first calls allocate
+    seconds = dict.fromkeys(encoders, 0.0)
+    cpu = dict.fromkeys(encoders, 0.0)
+    vectors = {name: [] for name in encoders}
+    load = [os.getloadavg()[0]]
+    names = list(encoders)
+    for r, part in enumerate(np.array_split(np.arange(len(texts)), args.rounds)):
+        chunk = [texts[i] for i in part]
+        for name in names[r % len(names):] + names[: r % len(names)]:
+            t0, c0 = time.perf_counter(), time.process_time()
+            vectors[name].append(encoders[name].encode(chunk))
+            seconds[name] += time.perf_counter() - t0
+            cpu[name] += time.process_time() - c0
+        print(f"round {r + 1}/{args.rounds}: " + ", ".join(
+            f"{n} {sum(len(v) for v in vectors[n]) / seconds[n]:.1f}/s" for n in names), flush=True)
+    load.append(os.getloadavg()[0])
+    ref = np.concatenate(vectors[REFERENCE])
+    rows = []
+    for name in names:
+        cos = (np.concatenate(vectors[name]) * ref).sum(axis=1)
+        rate = len(texts) / seconds[name]
+        rows.append({"engine": name, "sentences_per_s": round(rate, 1),
+                     "vs_torch_fp32": round(rate * seconds[REFERENCE] / len(texts), 2),
+                     "cosine_mean": round(float(cos.mean()), 5), "cosine_min": round(float(cos.min()), 5),
+                     "wall_s": round(seconds[name], 1), "cpu_s": round(cpu[name], 1)})
+    result = {"model": args.model, "sentences": len(texts), "rounds": args.rounds,
+              "cpu": platform.processor() or platform.machine(), "threads": torch.get_num_threads(),
+              "load_before_after": load, "date": time.strftime("%Y-%m-%d"), "rows": rows}
+    write_text(args.out, json.dumps(result, indent=1))
+    print("| engine | sentences/s | vs torch fp32 | cosine mean | cosine min | CPU s / wall s |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for r in rows:
+        print(f"| {r['engine']} | {r['sentences_per_s']} | {r['vs_torch_fp32']}x | {r['cosine_mean']} "
+              f"| {r['cosine_min']} | {r['cpu_s']} / {r['wall_s']} |")
+
+
+if __name__ == "__main__":
+    main()
