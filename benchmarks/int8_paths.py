@@ -5,10 +5,14 @@ channel; all MatMuls, or with the feed-forward layers kept fp32), CTranslate2 in
 
 Every candidate embeds the same real sentences (embed_bench.sample_sentences) through xlingua's
 tokenizer, batching, pooling and normalization; only the hidden states come from the engine.
-Timing is interleaved by rounds in a rotating order; each row reports sentences/s, the ratio to
-torch fp32, and the cosine of its vectors to torch fp32's (mean and min).
+The sentences are cut by token length into `--rounds` groups of equal size (shortest first);
+every engine embeds each group in turn, in a rotating order, so load from other processes falls
+on all alike. Each row reports sentences/s, the ratio to torch fp32, and the cosine of its
+vectors to torch fp32's (mean and min); `--plot` draws sentences/s against the group's mean
+token length for each engine.
 
-    .venv/bin/python benchmarks/int8_paths.py --n 2000 --rounds 4 --out runs/bench/int8_paths.json
+    .venv/bin/python benchmarks/int8_paths.py --n 2000 --rounds 4 --out runs/bench/int8_paths.json \
+        --plot docs/img/engines-by-length.png
 """
 from __future__ import annotations
 
@@ -23,7 +27,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from xlingua.embed_bench import sample_sentences
+from xlingua.embed_bench import _machine, sample_sentences
 from xlingua.encoders.loading import load_encoder
 from xlingua.io import write_text
 
@@ -80,21 +84,57 @@ CANDIDATES = {
 REFERENCE = "torch fp32"
 
 
+def _flags() -> str:
+    """The CPU's vector and matrix units that the engines can use."""
+    try:
+        flags = next(l for l in open("/proc/cpuinfo") if l.startswith("flags")).split()
+    except (OSError, StopIteration):
+        return platform.machine()
+    units = [f for f in ("avx2", "avx512f", "avx512_vnni", "avx512_bf16", "amx_bf16", "amx_int8") if f in flags]
+    return " ".join(units) or platform.machine()
+
+
+def plot(rows: list[dict], path: Path, result: dict) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for r in rows:
+        xs, ys = zip(*r["by_length"])
+        ax.plot(xs, ys, marker="o", label=r["engine"], linestyle="--" if "int8" in r["engine"] else "-")
+    ax.set_xlabel("mean tokens per sentence (group of equal size)")
+    ax.set_ylabel("sentences / s")
+    ax.set_yscale("log")
+    ax.set_title(f"{result['model']}: {result['sentences']} sentences, {result['cpu_flags']}, "
+                 f"{result['threads']} threads, {result['date']}", fontsize=9)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--model", default="bundled")
     ap.add_argument("--n", type=int, default=2000)
     ap.add_argument("--rounds", type=int, default=4)
     ap.add_argument("--out", type=Path, default=Path("runs/bench/int8_paths.json"))
+    ap.add_argument("--plot", type=Path, help="PNG of sentences/s against token length")
     args = ap.parse_args()
 
-    texts = sample_sentences(args.n, seed=0)
     encoders = {name: make(args.model) for name, make in CANDIDATES.items()}
+    texts = sample_sentences(args.n, seed=0)
+    lengths = np.asarray(encoders[REFERENCE].lengths(texts))
+    order = np.argsort(lengths, kind="stable")
+    texts, lengths = [texts[i] for i in order], lengths[order]
     for enc in encoders.values():
         enc.encode(texts[:32])  # warm-up: first calls allocate
     seconds = dict.fromkeys(encoders, 0.0)
     cpu = dict.fromkeys(encoders, 0.0)
     vectors = {name: [] for name in encoders}
+    by_length = {name: [] for name in encoders}  # (mean tokens, sentences/s) per group
     load = [os.getloadavg()[0]]
     names = list(encoders)
     for r, part in enumerate(np.array_split(np.arange(len(texts)), args.rounds)):
@@ -102,8 +142,10 @@ def main() -> None:
         for name in names[r % len(names):] + names[: r % len(names)]:
             t0, c0 = time.perf_counter(), time.process_time()
             vectors[name].append(encoders[name].encode(chunk))
-            seconds[name] += time.perf_counter() - t0
+            wall = time.perf_counter() - t0
+            seconds[name] += wall
             cpu[name] += time.process_time() - c0
+            by_length[name].append((round(float(lengths[part].mean()), 1), round(len(part) / wall, 1)))
         print(f"round {r + 1}/{args.rounds}: " + ", ".join(
             f"{n} {sum(len(v) for v in vectors[n]) / seconds[n]:.1f}/s" for n in names), flush=True)
     load.append(os.getloadavg()[0])
@@ -115,11 +157,14 @@ def main() -> None:
         rows.append({"engine": name, "sentences_per_s": round(rate, 1),
                      "vs_torch_fp32": round(rate * seconds[REFERENCE] / len(texts), 2),
                      "cosine_mean": round(float(cos.mean()), 5), "cosine_min": round(float(cos.min()), 5),
-                     "wall_s": round(seconds[name], 1), "cpu_s": round(cpu[name], 1)})
+                     "wall_s": round(seconds[name], 1), "cpu_s": round(cpu[name], 1),
+                     "by_length": by_length[name]})
     result = {"model": args.model, "sentences": len(texts), "rounds": args.rounds,
-              "cpu": platform.processor() or platform.machine(), "threads": torch.get_num_threads(),
+              "machine": _machine(), "cpu_flags": _flags(), "threads": torch.get_num_threads(),
               "load_before_after": load, "date": time.strftime("%Y-%m-%d"), "rows": rows}
     write_text(args.out, json.dumps(result, indent=1))
+    if args.plot:
+        plot(rows, args.plot, result)
     print("| engine | sentences/s | vs torch fp32 | cosine mean | cosine min | CPU s / wall s |")
     print("|---|---:|---:|---:|---:|---:|")
     for r in rows:
