@@ -171,7 +171,7 @@ def test_checkpoint_without_a_later_setting_resumes_with_its_default(tmp_path, t
     train_laser(_cfg(max_steps=4), tmp_path / "run", **kw)
     path = tmp_path / "run" / "checkpoint.pt"
     saved = torch.load(path, weights_only=False)
-    del saved["train_config"]["center_teacher"]  # as written before the setting existed
+    del saved["config"]["center_teacher"]  # as written before the setting existed
     torch.save(saved, path)
     assert train_laser(_cfg(max_steps=6), tmp_path / "run", **kw)["steps"] == 6
     with pytest.raises(Exception, match="center_teacher: False -> True"):
@@ -183,7 +183,7 @@ def test_checkpoint_from_before_truncation_keeps_dropping_long_pairs(tmp_path, t
     train_laser(_cfg(max_steps=4, max_len=6), tmp_path / "run", **kw)
     path = tmp_path / "run" / "checkpoint.pt"
     saved = torch.load(path, weights_only=False)
-    del saved["train_config"]["truncate"]  # as written when long pairs were dropped
+    del saved["config"]["truncate"]  # as written when long pairs were dropped
     torch.save(saved, path)
     log = train_laser(_cfg(max_steps=6, max_len=6), tmp_path / "run", **kw)
     fresh = train_laser(_cfg(max_steps=2, max_len=6), tmp_path / "new", **kw)

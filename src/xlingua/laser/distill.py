@@ -146,26 +146,20 @@ def pad_both(xx: list[list[int]], en: list[list[int]]):
 def dev_scores(encoder, teacher: str, langs, teacher_encoder=None, cache_dir=None, root=None,
                center: np.ndarray | None = None) -> dict:
     """On the general corpus dev slice (English sentences held out of training): per language,
-    xx<->en retrieval accuracy x100 (cosine, mean of both directions) and the mean cosine of
-    student(xx) to teacher(en) (to the centred teacher when the student learnt centred targets);
-    plus their means over languages."""
-    from xlingua.data.general import read_general
-    from xlingua.similarity import cosine_matrix, normalize_rows, paired_cosine, retrieval_accuracy
+    xx<->en retrieval accuracy x100 (training.evaluators' dev accuracy: cosine, mean of both
+    directions) and the mean cosine of student(xx) to teacher(en) (to the centred teacher when
+    the student learnt centred targets); plus their means over languages."""
     from xlingua.encoders.teacher import teacher_vectors
+    from xlingua.similarity import normalize_rows, paired_cosine
+    from xlingua.training.evaluators import dev_accuracy, general_dev_pairs
 
-    dev = read_general(list(langs), split="dev", root=root)
     rows = {}
-    for lang in langs:
-        pairs = [p for p in dev if p.lang == lang]
-        if not pairs:
-            continue
-        x = encoder.encode([p.text for p in pairs])
-        y = encoder.encode([p.english for p in pairs])
-        t = teacher_vectors(teacher, [p.english for p in pairs], cache_dir, show_progress=False, encoder=teacher_encoder)
+    for lang, (xs, english) in general_dev_pairs(list(langs), root).items():
+        x, y = encoder.encode(xs), encoder.encode(english)
+        t = teacher_vectors(teacher, english, cache_dir, show_progress=False, encoder=teacher_encoder)
         if center is not None:
             t = normalize_rows(t - center)
-        rows[lang] = {"n": len(pairs), "accuracy": float(np.mean(retrieval_accuracy(cosine_matrix(x, y)))),
-                      "teacher_cosine": float(paired_cosine(x, t).mean())}
+        rows[lang] = {"n": len(xs), "accuracy": dev_accuracy(x, y), "teacher_cosine": float(paired_cosine(x, t).mean())}
     if not rows:
         raise ValueError(f"no general dev pairs for {list(langs)}")
     return {"languages": rows,

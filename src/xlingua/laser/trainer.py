@@ -1,34 +1,35 @@
-"""LASER training: checkpoints, resume, progress, a step and/or time budget, for two objectives:
+"""The LASER recipe, run by the one training loop (training.loop), for two objectives:
 
   translation  the paper's: the encoder feeds a decoder that translates into English or the
-               second target language (Artetxe & Schwenk 2019)
+               second target language (objectives.laser_translation; Artetxe & Schwenk 2019)
   distill      LASER3's: the encoder alone learns to put a sentence and its English side where a
-               frozen teacher puts the English sentence (Heffernan et al. 2022; xlingua.laser.distill)
+               frozen teacher puts the English sentence (objectives.distillation; Heffernan et
+               al. 2022; data in xlingua.laser.distill)
 
 Output directory:
   spm.model        the joint SentencePiece vocabulary
   checkpoint.pt    model + optimizer + step (written every `checkpoint_every` steps and at the end)
+  log.jsonl        the loop's log: loss per step, time
   encoder.pt       the encoder alone (config + weights): what `laser:DIR` loads
   train_log.json   data summary, config, loss curve, time, size (distill: teacher, dev figures)
 """
 from __future__ import annotations
 
-import json
 import os
-import sys
 import time
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 import torch
-import torch.nn.functional as F
 
 from xlingua.data.benchmarks import read_multi30k_aligned
 from xlingua.data.text import InputError
-from xlingua.io import atomic_path, disk_full, partial_name, save_torch, write_json
-from xlingua.laser.data import Direction, Schedule, collate, encode_direction, read_l10n_pairs, summarize
 from xlingua.encoders.laser_model import LaserConfig, LaserModel, LaserStudent
 from xlingua.encoders.laser_vocab import PAD, load_vocab, train_vocab
+from xlingua.io import atomic_path, disk_full, partial_name, save_torch, write_json
+from xlingua.laser.data import Schedule, collate, encode_direction, read_l10n_pairs, summarize
+from xlingua.training.checkpoint import read_log, resume_changes, seed_log
+from xlingua.training.loop import LOG, LoopSettings, TrainingLoop
 
 
 OBJECTIVES = ("translation", "distill")
@@ -207,70 +208,97 @@ def start_embedding(embed: torch.nn.Embedding, static_dir: Path) -> None:
         embed.weight[4:] = vectors * scale
 
 
-def _data_model_config(d: dict) -> dict:
-    """The part of a config a resumed run must share (the budget may change)."""
-    return {k: v for k, v in d.items() if k not in ("max_steps", "max_minutes", "checkpoint_every", "log_every", "snapshot_every", "dev_langs")}
-
-
-def _save(obj, path: Path) -> None:
-    save_torch(path, obj)
-
-
-def _update(model, opt, loss) -> None:
-    opt.zero_grad()
-    loss.backward()
-    torch.nn.utils.clip_grad_norm_(model.parameters(), 5.0)
-    opt.step()
-
-
-def train_steps(model: LaserModel, opt, directions: list[Direction], schedule: Schedule, start: int, end: int,
-                seed: int, on_step=None, deadline: float | None = None) -> int:
-    """Run steps [start, end); dropout randomness is seeded per step so resuming is exact.
-    Returns the next step (earlier than `end` if the deadline passed)."""
-    model.train()
-    step = start
-    while step < end:
-        if deadline is not None and time.time() >= deadline:
-            break
-        di, idx = schedule(step)
-        d = directions[di]
-        src, lengths, tin, tout, lang = collate(d, idx, model.config.target_langs.index(d.tgt_lang))
-        torch.manual_seed(seed * 1_000_003 + step)
-        logits = model(src, lengths, tin, lang)
-        loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), tout.reshape(-1), ignore_index=PAD)
-        _update(model, opt, loss)
-        step += 1
-        if on_step:
-            on_step(step, loss.item(), int((tout != PAD).sum()), f"{d.src_lang}->{d.tgt_lang}")
-    return step
-
-
-def distill_steps(model: LaserStudent, opt, data, sampler, loss_fn, batch_size: int, start: int, end: int,
-                  seed: int, on_step=None, deadline: float | None = None) -> int:
-    """Run distillation steps [start, end): batch t is the sampler's t-th draw and dropout is
-    seeded per step, so resuming is exact. Returns the next step."""
-    from xlingua.laser.distill import pad_both
-
-    model.train()
-    step = start
-    while step < end:
-        if deadline is not None and time.time() >= deadline:
-            break
-        sampler.load_state_dict({"calls": step})
-        idx = sampler.next(batch_size)
-        tokens, lengths = pad_both([data.xx[i] for i in idx], [data.en[i] for i in idx])
-        torch.manual_seed(seed * 1_000_003 + step)
-        xx, en = model(tokens, lengths).chunk(2)
-        loss = loss_fn(xx, data.teacher[data.row[idx]], en)
-        _update(model, opt, loss)
-        step += 1
-        if on_step:
-            on_step(step, loss.item(), int(lengths.sum()), "distill")
-    return step
+FREE = ("max_steps", "max_minutes", "checkpoint_every", "log_every", "snapshot_every", "dev_langs")
 
 
 def export_encoder(model: LaserModel, out: Path, name: str = "encoder.pt") -> None:
-    _save({"config": model.config.to_dict(), "state": model.encoder.state_dict()}, out / name)
+    save_torch(out / name, {"config": model.config.to_dict(), "state": model.encoder.state_dict()})
+
+
+class LaserRun(TrainingLoop):
+    """One run; dropout is seeded per step (and the distill batch is the sampler's draw of that
+    step), so resuming is exact without RNG state."""
+    free = FREE
+
+    def __init__(self, cfg: LaserTrainConfig, out: Path, model, batches):
+        super().__init__(out, LoopSettings(
+            max_steps=cfg.max_steps, max_minutes=cfg.max_minutes, log_every=cfg.log_every,
+            checkpoint_every=cfg.checkpoint_every, checkpoint_at_end=True, snapshot_every=cfg.snapshot_every,
+            label="laser step"))
+        self.cfg, self.model, self.batches = cfg, model, batches
+        self.opt = torch.optim.Adam(model.parameters(), lr=cfg.lr)
+
+    def train_step(self) -> dict:
+        torch.manual_seed(self.cfg.seed * 1_000_003 + self.step)
+        loss, fields = self.batches(self.model, self.step)
+        self.opt.zero_grad()
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(self.model.parameters(), 5.0)
+        self.opt.step()
+        self.step += 1
+        return {"loss": loss.item(), **fields}
+
+    def identity(self) -> dict:
+        return asdict(self.cfg)
+
+    def defaults(self) -> dict:
+        return {**asdict(LaserTrainConfig()), **BEFORE}
+
+    def state_dict(self) -> dict:
+        return {"model": self.model.state_dict(), "optimizer": self.opt.state_dict()}
+
+    def load_state_dict(self, state: dict, changes: dict) -> None:
+        self.model.load_state_dict(state["model"])
+        self.opt.load_state_dict(state["optimizer"])
+
+    def upgrade(self, state: dict) -> dict:
+        return upgrade(state, self.out)
+
+    def save_snapshot(self) -> None:
+        export_encoder(self.model, self.out, f"encoder_step{self.step}.pt")
+
+    def on_checkpoint(self) -> None:
+        export_encoder(self.model, self.out)
+
+    def history(self) -> list[dict]:
+        return [{k: r[k] for k in ("step", "loss", "tokens", "seconds")} for r in read_log(self.out / LOG) if "loss" in r]
+
+
+def upgrade(state: dict, out: Path) -> dict:
+    """A checkpoint of the LASER trainer before the one loop: its loss curve goes to log.jsonl."""
+    if "train_config" not in state:
+        return state
+    seed_log(out / LOG, [{"step": 0, "config": state["train_config"]}] + state["history"])
+    return {"config": state["train_config"], "model": state["model"], "optimizer": state["optimizer"],
+            "step": state["step"], "elapsed": state["elapsed"]}
+
+
+def translation_batches(directions, schedule: Schedule):
+    """(model, step) -> (loss, log fields) of the step's batch (the schedule's direction)."""
+    from xlingua.objectives.laser_translation import LaserTranslationLoss
+
+    loss_fn = LaserTranslationLoss()
+
+    def batch(model, step):
+        di, idx = schedule(step)
+        d = directions[di]
+        src, lengths, tin, tout, lang = collate(d, idx, model.config.target_langs.index(d.tgt_lang))
+        loss = loss_fn(model(src, lengths, tin, lang), tout)
+        return loss, {"tokens": int((tout != PAD).sum()), "direction": f"{d.src_lang}->{d.tgt_lang}"}
+    return batch
+
+
+def distill_batches(data, sampler, loss_fn, batch_size: int):
+    """(model, step) -> (loss, log fields): batch t is the sampler's t-th draw."""
+    from xlingua.laser.distill import pad_both
+
+    def batch(model, step):
+        sampler.load_state_dict({"calls": step})
+        idx = sampler.next(batch_size)
+        tokens, lengths = pad_both([data.xx[i] for i in idx], [data.en[i] for i in idx])
+        xx, en = model(tokens, lengths).chunk(2)
+        return loss_fn(xx, data.teacher[data.row[idx]], en), {"tokens": int(lengths.sum())}
+    return batch
 
 
 def train_laser(cfg: LaserTrainConfig, out_dir, *, l10n_root=None, data_dir=None, resume: bool = True,
@@ -283,33 +311,29 @@ def train_laser(cfg: LaserTrainConfig, out_dir, *, l10n_root=None, data_dir=None
     out.mkdir(parents=True, exist_ok=True)
     l10n_root = Path(l10n_root) if l10n_root else corpora_dir() / "l10n"
     ckpt_path = out / "checkpoint.pt"
+    state = None
     if ckpt_path.exists() and resume:
-        saved = torch.load(ckpt_path, map_location="cpu", weights_only=False)
+        state = upgrade(torch.load(ckpt_path, map_location="cpu", weights_only=False), out)
         # a setting the checkpoint does not record ran at its default, or at its BEFORE value:
         # the resumed run keeps that value, so its data stays the same
-        unrecorded = {k: v for k, v in BEFORE.items() if k not in saved["train_config"]}
-        cfg = replace(cfg, **unrecorded)
-        old = _data_model_config({**asdict(LaserTrainConfig()), **saved["train_config"], **unrecorded})
-        new = _data_model_config(asdict(cfg))
-        if old != new:
-            said = "; ".join(f"{k}: {old.get(k)!r} -> {new.get(k)!r}" for k in sorted(set(old) | set(new))
-                             if old.get(k) != new.get(k))
-            raise InputError(f"{ckpt_path}: the settings differ from the run being resumed ({said}); "
-                             "rerun with the original settings, or use a new --out or --no-resume")
+        cfg = replace(cfg, **{k: v for k, v in BEFORE.items() if k not in state["config"]})
+        # checked here, before minutes of data preparation
+        resume_changes(ckpt_path, state["config"], asdict(cfg), {**asdict(LaserTrainConfig()), **BEFORE}, FREE)
     t0 = time.time()
+    center = None
     if cfg.objective == "translation":
         sp, directions, dropped = build_directions(cfg, out, l10n_root, data_dir)
         torch.manual_seed(cfg.seed)
         model = LaserModel(cfg.model_config(sp.get_piece_size()))
+        batches = translation_batches(directions, Schedule(directions, cfg.max_tokens, cfg.seed))
         data_log = {"data": summarize(directions)}
     else:
-        from xlingua.objectives.distillation import DistillationLoss
         from xlingua.data.examples import LanguageSampler
+        from xlingua.objectives.distillation import DistillationLoss
 
         sp, data, dropped, teacher_encoder = build_distill(cfg, out, data_dir, teacher_encoder, teacher_cache,
                                                            show_progress)
         teacher_dim = int(data.teacher.shape[1])
-        center = None
         if cfg.center_teacher:
             from xlingua.laser.distill import center_targets
 
@@ -320,66 +344,19 @@ def train_laser(cfg: LaserTrainConfig, out_dir, *, l10n_root=None, data_dir=None
         if cfg.init:
             start_embedding(model.encoder.embed, Path(cfg.init.removeprefix("static:")))
         sampler = LanguageSampler(data.langs, [str(r) for r in data.row], cfg.temperature, cfg.seed)
-        loss_fn = DistillationLoss(cfg.metric, cfg.english_weight)
+        batches = distill_batches(data, sampler, DistillationLoss(cfg.metric, cfg.english_weight), cfg.batch_size)
         data_log = {"data": data.summary(), "language_shares": sampler.shares(),
                     "teacher": {"spec": cfg.teacher, "dim": teacher_dim, "fingerprint": teacher_encoder.fingerprint(),
                                 "centered": cfg.center_teacher}}
     prep_seconds = time.time() - t0
-    opt = torch.optim.Adam(model.parameters(), lr=cfg.lr)
-    step, elapsed, history = 0, 0.0, []
-    if ckpt_path.exists() and resume:
-        model.load_state_dict(saved["model"])
-        opt.load_state_dict(saved["optimizer"])
-        step, elapsed, history = saved["step"], saved["elapsed"], saved["history"]
-    if cfg.objective == "translation":
-        schedule = Schedule(directions, cfg.max_tokens, cfg.seed)
-
-        def run_steps(start, end, on_step, deadline):
-            return train_steps(model, opt, directions, schedule, start, end, cfg.seed, on_step, deadline)
-    else:
-        def run_steps(start, end, on_step, deadline):
-            return distill_steps(model, opt, data, sampler, loss_fn, cfg.batch_size, start, end, cfg.seed,
-                                 on_step, deadline)
-
-    def checkpoint(step_now, elapsed_now):
-        _save({"model": model.state_dict(), "optimizer": opt.state_dict(), "step": step_now,
-               "elapsed": elapsed_now, "history": history, "train_config": asdict(cfg)}, ckpt_path)
-        export_encoder(model, out)
-
-    run_start = time.time()
-    budget_end = run_start + cfg.max_minutes * 60 - elapsed if cfg.max_minutes else None
-    window = {"loss": 0.0, "n": 0, "tokens": 0}
-    progress = _progress(cfg.max_steps, step) if show_progress else None
-
-    def on_step(s, loss, tokens, label):
-        window["loss"] += loss
-        window["n"] += 1
-        window["tokens"] += tokens
-        if s % cfg.log_every == 0:
-            history.append({"step": s, "loss": window["loss"] / window["n"], "tokens": window["tokens"],
-                            "seconds": round(elapsed + time.time() - run_start, 1)})
-            window.update(loss=0.0, n=0, tokens=0)
-            if not sys.stdout.isatty():  # the bar only draws on a terminal; keep logs readable
-                print(json.dumps(history[-1]), flush=True)
-        if progress:
-            progress[0].update(progress[1], completed=s, description=f"loss {loss:.3f} ({label})")
-        if s % cfg.checkpoint_every == 0:
-            checkpoint(s, elapsed + time.time() - run_start)
-        if cfg.snapshot_every and s % cfg.snapshot_every == 0:
-            export_encoder(model, out, f"encoder_step{s}.pt")
-
-    try:
-        step = run_steps(step, cfg.max_steps, on_step, budget_end)
-    finally:
-        if progress:
-            progress[0].stop()
-    elapsed += time.time() - run_start
-    checkpoint(step, elapsed)
+    run = LaserRun(cfg, out, model, batches)
+    model.train()
+    run.run(resume=state is not None, show_progress=show_progress, state=state)
     log = {"train_config": asdict(cfg), **data_log, "dropped_over_max_len": dropped,
-           "steps": step, "train_seconds": round(elapsed, 1), "prep_seconds": round(prep_seconds, 1),
+           "steps": run.step, "train_seconds": round(run.elapsed, 1), "prep_seconds": round(prep_seconds, 1),
            "encoder_params": sum(p.numel() for p in model.encoder.parameters()),
            "total_params": sum(p.numel() for p in model.parameters()),
-           "encoder_bytes": (out / "encoder.pt").stat().st_size, "history": history}
+           "encoder_bytes": (out / "encoder.pt").stat().st_size, "history": run.history()}
     if cfg.objective == "distill" and cfg.dev_langs:
         from xlingua.encoders.laser import LaserEncoder
         from xlingua.laser.distill import dev_scores
@@ -388,12 +365,6 @@ def train_laser(cfg: LaserTrainConfig, out_dir, *, l10n_root=None, data_dir=None
                                 center=None if center is None else center.numpy())
     write_json(out / "train_log.json", log)
     return log
-
-
-def _progress(total: int, done: int):
-    from xlingua.progress import progress_bar
-
-    return progress_bar("[bold]laser[/] step", total, completed=done, extra="{task.description}")
 
 
 def parse_settings(items: list[str]) -> dict:

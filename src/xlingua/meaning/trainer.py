@@ -22,7 +22,7 @@ import torch
 from xlingua.encoders.meaning_mlp import MeaningConfig, MeaningModel
 from xlingua.io import write_json
 from xlingua.objectives.meaning_embeddings import MeaningEmbeddingLoss
-from xlingua.training.checkpoint import read_log
+from xlingua.training.checkpoint import read_log, seed_log
 from xlingua.training.evaluators import Evaluator
 from xlingua.training.loop import LOG, LoopSettings, TrainingLoop
 
@@ -201,14 +201,11 @@ class MeaningRun(TrainingLoop):
         """state.pt of the meaning trainer before the one loop: its history goes to log.jsonl."""
         if "identity" not in state:
             return state
-        if not (self.out / LOG).exists():
-            records = [{"step": 0, "config": state["identity"]}]
-            for h in state["history"]:
-                e = h["epoch"]
-                records += [{"step": e, "loss": h["train_loss"]},
-                            {"step": e, "eval": {k: v for k, v in h.items() if k not in ("epoch", "train_loss")}}]
-            for r in records:
-                self.log(r)
+        records = [{"step": 0, "config": state["identity"]}]
+        for h in state["history"]:
+            records += [{"step": h["epoch"], "loss": h["train_loss"]},
+                        {"step": h["epoch"], "eval": {k: v for k, v in h.items() if k not in ("epoch", "train_loss")}}]
+        seed_log(self.out / LOG, records)
         return {"config": state["identity"], "model": state["model"], "optimizer": state["optimizer"],
                 "order_rng": state["rng"], "negatives_rng": state["train_neg_rng"], "step": len(state["history"]),
                 "best": state["best"], "bad_evals": state["bad"], "best_step": state["best_epoch"],

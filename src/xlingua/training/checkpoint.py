@@ -78,3 +78,10 @@ def read_log(path: Path) -> list[dict]:
     if not path.exists():
         return []
     return [json.loads(l) for l in path.read_text(encoding="utf-8").splitlines() if l]
+
+
+def seed_log(path: Path, records: list[dict]) -> None:
+    """Start the log with the records a checkpoint of an older layout kept itself (kept as it is
+    when the log exists)."""
+    if not path.exists():
+        write_text(path, "".join(json.dumps(r) + "\n" for r in records))
