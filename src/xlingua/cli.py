@@ -375,29 +375,6 @@ def eval_command(
         raise typer.Exit(code)
 
 
-@app.command("train")
-def train_command(
-    config: str = typer.Argument(..., help="Training recipe (YAML), e.g. configs/train_translation_ranking.yaml."),
-    resume: bool = typer.Option(False, "--resume", help="Continue from OUTPUT_DIR/checkpoint.pt (same data order, same result)."),
-    output_dir: str = typer.Option(None, "--output-dir", "-o", help="Override the recipe's output_dir."),
-    model: str = typer.Option(None, "--model", "-m", help="Override the recipe's start model (bundled:torch or a model dir)."),
-    max_steps: int = typer.Option(None, "--max-steps", help="Override the recipe's max_steps."),
-    override: list[str] = typer.Option(None, "--override", help="With --resume: settings (comma-separated or repeated, e.g. lr,max_steps) whose new values apply; any other changed setting is an error."),
-):
-    """Fine-tune a sentence encoder with mUSE / DuEAM / OneAligner objectives.
-    Under `torchrun --nproc_per_node N` the batch is spread over N processes."""
-    from xlingua.training import load_config, train
-
-    from xlingua.io import check_writable
-
-    overrides = {k: v for k, v in (("output_dir", output_dir), ("model", model), ("max_steps", max_steps)) if v is not None}
-    recipe = load_config(config, overrides)
-    check_writable(recipe.output_dir, is_dir=True)
-    keys = [k.strip() for item in override or [] for k in item.split(",") if k.strip()]
-    final = train(recipe, resume=resume, override=keys)
-    typer.echo(f"model: {final}")
-
-
 @app.command("ship")
 def ship_command(
     model_dir: Path = typer.Argument(..., help="A trained e5-small directory, e.g. OUTPUT_DIR/best of `xlingua train` from e5-small:torch."),
@@ -415,8 +392,10 @@ def ship_command(
                f"probe cosine to fp32 >= {m['fp16_min_cosine']}; fingerprint {m['fingerprint']}")
 
 
+from xlingua.training.cli import train_command  # noqa: E402
 from xlingua.training.extend.cli import extend_command, report_command  # noqa: E402
 
+app.command("train")(train_command)
 app.command("extend")(extend_command)
 app.command("extend-report")(report_command)
 

@@ -28,3 +28,12 @@ def parse_settings(cls, items: list[str]) -> dict:
         except ValueError:
             raise ValueError(f"setting {item!r}: expected a {type(default).__name__}") from None
     return out
+
+
+def split_lists(cls, data: dict) -> dict:
+    """`data` with each comma-separated string given for a list setting of dataclass `cls` split
+    (`langs: de,fr` as `langs: [de, fr]`)."""
+    defaults = cls()
+    return {k: [v.strip() for v in value.split(",") if v.strip()]
+            if isinstance(value, str) and isinstance(getattr(defaults, k, None), list) else value
+            for k, value in data.items()}

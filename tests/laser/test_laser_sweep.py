@@ -66,7 +66,7 @@ def test_sweep_trains_measures_and_resumes(tmp_path, toy_general):
 
 
 def test_parse_settings_types_and_errors():
-    from xlingua.laser.trainer import parse_settings
+    from xlingua.laser.config import parse_settings
 
     got = parse_settings(["embed_dim=128", "exclude-langs=af, eu", "general=false", "lr=0.01", "teacher=use"])
     assert got == {"embed_dim": 128, "exclude_langs": ["af", "eu"], "general": False, "lr": 0.01, "teacher": "use"}

@@ -62,10 +62,11 @@ def train(
     resume: bool = typer.Option(True, "--resume/--no-resume", help="Continue from OUT/checkpoint.pt if present."),
     seed: int = typer.Option(0),
 ):
-    """Train, checkpointing as it goes (a rerun resumes); then use --model laser:OUT anywhere."""
+    """Train, checkpointing as it goes (a rerun resumes); then use --model laser:OUT anywhere. The same
+    run as `xlingua train` of a YAML with `recipe: laser` and these settings."""
     from xlingua.io import check_writable
     from xlingua.laser.distill import L10N_LANGS, STSB_LANGS
-    from xlingua.laser.trainer import LaserTrainConfig, train_laser
+    from xlingua.laser.trainer import run_recipe, summary
     from xlingua.data.langs import normalize_lang
 
     distill = objective == "distill"
@@ -76,7 +77,8 @@ def train(
     check_writable(out, is_dir=True)
     for code in _list(langs) + [second_target]:
         normalize_lang(code)
-    cfg = LaserTrainConfig(
+    recipe = dict(
+        output_dir=str(out), resume=resume,
         objective=objective, langs=_list(langs), second_target=second_target, l10n_pairs=l10n_pairs,
         multi30k=multi30k, general=general, general_langs=_list(general_langs),
         stsb_langs=_list(",".join(STSB_LANGS) if stsb_langs is None else stsb_langs) if distill else [],
@@ -85,11 +87,7 @@ def train(
         max_len=max_len, truncate=truncate, init=init, layers=layers, hidden=hidden, embed_dim=embed_dim, dec_hidden=dec_hidden,
         max_tokens=max_tokens, lr=lr, max_steps=max_steps, max_minutes=max_minutes,
         checkpoint_every=checkpoint_every, snapshot_every=snapshot_every, seed=seed)
-    log = train_laser(cfg, out, resume=resume)
-    dev = f"; dev accuracy {log['dev']['accuracy']:.1f}, cosine to teacher {log['dev']['teacher_cosine']:.3f}" \
-        if "dev" in log else ""
-    typer.echo(f"{log['steps']} steps in {log['train_seconds']:.0f}s; encoder {log['encoder_params']:,} params, "
-               f"{log['encoder_bytes'] / 1e6:.1f} MB; wrote {out / 'encoder.pt'}{dev}")
+    typer.echo(summary(run_recipe(recipe), out))
 
 
 @laser_app.command("ship")
@@ -117,7 +115,7 @@ def sweep_command(
     """Distil a student of every size for the same time; rank them on the general dev slice against
     sentences per CPU second (the teacher timed on the same sentences)."""
     from xlingua.laser.sweep import markdown, parse_sizes, run_sweep
-    from xlingua.laser.trainer import LaserTrainConfig, parse_settings
+    from xlingua.laser.config import LaserTrainConfig, parse_settings
 
     base = LaserTrainConfig.distill(**parse_settings(option or []))
     report = run_sweep(base, out, parse_sizes(sizes), [int(v) for v in _list(vocab_sizes)], minutes, echo=typer.echo)

@@ -17,95 +17,20 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, replace
 from pathlib import Path
 
 import torch
 
 from xlingua.data.benchmarks import read_multi30k_aligned
 from xlingua.data.text import InputError
-from xlingua.encoders.laser_model import LaserConfig, LaserModel, LaserStudent
+from xlingua.encoders.laser_model import LaserModel, LaserStudent
 from xlingua.encoders.laser_vocab import PAD, load_vocab, train_vocab
 from xlingua.io import atomic_path, disk_full, partial_name, save_torch, write_json
+from xlingua.laser.config import BEFORE, LaserTrainConfig
 from xlingua.laser.data import Schedule, collate, encode_direction, read_l10n_pairs, summarize
 from xlingua.training.checkpoint import read_log, resume_changes, seed_log
 from xlingua.training.loop import LOG, LoopSettings, TrainingLoop
-
-
-OBJECTIVES = ("translation", "distill")
-# settings a checkpoint may not record, with the value such a checkpoint ran with where that is
-# not today's default (truncate: it dropped long sides instead): resuming keeps its data as it was
-BEFORE = {"truncate": False}
-
-
-@dataclass
-class LaserTrainConfig:
-    objective: str = "translation"
-    langs: list[str] = field(default_factory=lambda: ["de", "nl", "fr", "es", "it", "pt", "ru", "cs", "pl"])
-    second_target: str = "fr"  # the paper's second target language was Spanish
-    l10n_pairs: int = 15000  # per language (sampled); 0 = all
-    multi30k: bool = True
-    multi30k_pairs: int = 0  # 0 = all 29,000
-    vocab_size: int = 8000
-    max_len: int = 64  # pieces; distill truncates longer sides (`truncate`), translation drops such pairs (counted in the log)
-    embed_dim: int = 256
-    hidden: int = 256
-    layers: int = 1
-    dec_hidden: int = 512
-    lang_dim: int = 32
-    dropout: float = 0.1
-    max_tokens: int = 2500
-    lr: float = 1e-3
-    max_steps: int = 100000
-    max_minutes: float = 0.0  # 0 = no time budget
-    checkpoint_every: int = 200
-    log_every: int = 50
-    snapshot_every: int = 0  # also keep encoder_step{N}.pt every N steps (0 = never), to compare runs at equal steps
-    seed: int = 0
-    # distill only (`langs` are then the l10n languages, `l10n_pairs` the first N of each file)
-    teacher: str = "e5-small"  # the own-model recipe's teacher too: one cache of English vectors
-    metric: str = "mse"  # objectives.distillation: mse (2 - 2 cos) or cosine (1 - cos)
-    english_weight: float = 1.0  # weight of student(en) -> teacher(en) beside student(xx) -> teacher(en)
-    center_teacher: bool = False  # targets: teacher vectors minus their mean over the training English, renormalized
-    batch_size: int = 128  # pairs per step (both sides: 2 x batch_size sentences)
-    temperature: float = 3.3  # language sampling p ~ n^(1/T), as the own-model recipe
-    general: bool = True
-    general_langs: list[str] = field(default_factory=list)  # empty = all 158
-    stsb_langs: list[str] = field(default_factory=list)
-    exclude_langs: list[str] = field(default_factory=list)
-    dev_langs: list[str] = field(default_factory=list)  # general dev slice scored at the end (empty = none)
-    truncate: bool = True  # distill: a side over max_len pieces is cut to its first max_len, not dropped
-    init: str = ""  # distill: "static:DIR" reads a static encoder's pieces and starts the embedding from its vectors
-
-    @classmethod
-    def distill(cls, **overrides) -> "LaserTrainConfig":
-        """Distillation defaults: the own-model recipe's l10n languages (first 1500 pairs each, so
-        the teacher's cached English vectors are shared), stsb_multi_mt, the general dev languages."""
-        from xlingua.data.general import DEV_LANGS
-        from xlingua.laser.distill import L10N_LANGS, STSB_LANGS
-
-        base = dict(objective="distill", langs=list(L10N_LANGS), l10n_pairs=1500, stsb_langs=list(STSB_LANGS),
-                    dev_langs=list(DEV_LANGS))
-        return cls(**{**base, **overrides})
-
-    def __post_init__(self):
-        if self.objective not in OBJECTIVES:
-            raise ValueError(f"objective must be one of {', '.join(OBJECTIVES)}, got {self.objective!r}")
-        # checked here, before minutes of data preparation, not at the first step
-        if self.metric not in ("mse", "cosine"):
-            raise ValueError(f"metric must be mse or cosine, got {self.metric!r}")
-        if self.init and not self.init.startswith("static:"):
-            raise ValueError(f"init must be empty (random) or static:DIR, got {self.init!r}")
-        if self.init and self.objective != "distill":
-            raise ValueError("init static:DIR is for the distill objective")
-        if self.temperature <= 0 or self.batch_size < 1:
-            raise ValueError(f"temperature must be positive and batch_size at least 1, got {self.temperature}, "
-                             f"{self.batch_size}")
-
-    def model_config(self, vocab_size: int, proj_dim: int = 0) -> LaserConfig:
-        return LaserConfig(vocab_size=vocab_size, target_langs=["en", self.second_target], embed_dim=self.embed_dim,
-                           hidden=self.hidden, layers=self.layers, dec_hidden=self.dec_hidden,
-                           lang_dim=self.lang_dim, dropout=self.dropout, proj_dim=proj_dim)
 
 
 def build_directions(cfg: LaserTrainConfig, out: Path, l10n_root: Path, data_dir=None):
@@ -367,8 +292,16 @@ def train_laser(cfg: LaserTrainConfig, out_dir, *, l10n_root=None, data_dir=None
     return log
 
 
-def parse_settings(items: list[str]) -> dict:
-    """['embed_dim=128', 'exclude_langs=af,eu'] -> typed LaserTrainConfig overrides."""
-    from xlingua.settings import parse_settings as parse
+def run_recipe(data: dict, show_progress: bool = True) -> dict:
+    """A `recipe: laser` training config (laser.config.recipe_config), trained or resumed."""
+    from xlingua.laser.config import recipe_config
 
-    return parse(LaserTrainConfig, items)
+    cfg, out, resume = recipe_config(data)
+    return train_laser(cfg, out, resume=resume, show_progress=show_progress)
+
+
+def summary(log: dict, out) -> str:
+    dev = f"; dev accuracy {log['dev']['accuracy']:.1f}, cosine to teacher {log['dev']['teacher_cosine']:.3f}" \
+        if "dev" in log else ""
+    return (f"{log['steps']} steps in {log['train_seconds']:.0f}s; encoder {log['encoder_params']:,} params, "
+            f"{log['encoder_bytes'] / 1e6:.1f} MB; wrote {Path(out) / 'encoder.pt'}{dev}")

@@ -6,10 +6,12 @@ from pathlib import Path
 import typer
 
 from xlingua.cli_errors import Typer
+from xlingua.meaning.recipe import MeaningData
 
 meaning_app = Typer(no_args_is_help=True, help="Meaning embeddings (Tiyajamorn et al. 2021) on a frozen encoder.")
 
-DEFAULT_LANGS = "de,zh,fi,hu,hi,ta,fr,es,it,pt,ru,ar"
+DEFAULTS = MeaningData()
+DEFAULT_LANGS = ",".join(DEFAULTS.langs)
 
 
 @meaning_app.command("train")
@@ -35,7 +37,7 @@ def train(
     general: str = typer.Option("", help="Comma-separated sources of the general corpus (its dev slice held "
                                 "out): mlqe-pe (Wikipedia, the QE pairs' domain), newstest, flores-v1, ntrex, "
                                 "nllb-seed."),
-    general_langs: str = typer.Option("de,zh,et,ne,ro,si,ru", help="Languages of the --general sources "
+    general_langs: str = typer.Option(",".join(DEFAULTS.general_langs), help="Languages of the --general sources "
                                       "(empty = all they have)."),
     general_pairs: int = typer.Option(0, help="At most this many pairs of each --general source and language, "
                                       "a seeded sample (0 = all)."),
@@ -43,7 +45,7 @@ def train(
                                   "Pearson, 6 pairs averaged), retrieval-dev (general-corpus dev slice), "
                                   "sts-dev (stsb_multi_mt dev, cross-lingual Spearman) or val-loss (the "
                                   "paper's validation loss). Never a test split."),
-    dev: str = typer.Option("qe-dev,retrieval-dev,sts-dev", help="Dev signals computed and logged every epoch "
+    dev: str = typer.Option(",".join(DEFAULTS.dev), help="Dev signals computed and logged every epoch "
                             "(train_log.json history)."),
     language_weight: float = typer.Option(1.0, help="Weight of L_L in the loss (ablation)."),
     negative_weight: float = typer.Option(1.0, help="Weight of L_M's terms on random same-language "
@@ -53,23 +55,22 @@ def train(
                                   "similarity; the paper: MLP_M alone)."),
 ):
     """Train MLP_M / MLP_L / MLP_I on cached base embeddings of parallel pairs (l10n, --extra,
-    --general); model.pt is the epoch --select-on chose. Then use --model BASE+meaning:OUT anywhere."""
+    --general); model.pt is the epoch --select-on chose. Then use --model BASE+meaning:OUT anywhere.
+    The same run as `xlingua train` of a YAML with `recipe: meaning` and these settings."""
     from xlingua.io import check_writable
-    from xlingua.meaning.trainer import TrainConfig, train_from_corpus
+    from xlingua.meaning.recipe import run_recipe, summary
     from xlingua.data.langs import normalize_lang
 
     check_writable(out, is_dir=True)
     for code in _items(langs) + _items(general_langs):
         normalize_lang(code)
-    cfg = TrainConfig(lr=lr, batch_size=batch_size, max_epochs=max_epochs, patience=patience,
-                      use_meaning=meaning_loss, use_language=language_loss, seed=seed, hidden=hidden,
-                      snapshot_every=snapshot_every, select_on=select_on, language_weight=language_weight,
-                      negative_weight=negative_weight, residual=residual)
-    log = train_from_corpus(base, _items(langs), pairs, out, config=cfg, extra=_items(extra),
-                            general=_items(general), general_langs=_items(general_langs),
-                            general_pairs=general_pairs, dev=_items(dev))
-    typer.echo(f"best epoch {log['best_epoch']} of {log['epochs']} by {select_on} ({log['best_score']:.4f}), "
-               f"val loss {log['best_val_loss']:.4f}, {log['seconds']}s; wrote {out / 'model.pt'}")
+    recipe = dict(output_dir=str(out), base=base, langs=_items(langs), pairs=pairs, extra=_items(extra),
+                  general=_items(general), general_langs=_items(general_langs), general_pairs=general_pairs,
+                  dev=_items(dev), lr=lr, batch_size=batch_size, max_epochs=max_epochs, patience=patience,
+                  use_meaning=meaning_loss, use_language=language_loss, seed=seed, hidden=hidden,
+                  snapshot_every=snapshot_every, select_on=select_on, language_weight=language_weight,
+                  negative_weight=negative_weight, residual=residual)
+    typer.echo(summary(run_recipe(recipe), out))
 
 
 @meaning_app.command("ship")

@@ -127,7 +127,8 @@ def config_from_dict(data: dict, where: str = "config") -> TrainConfig:
     return _build(TrainConfig, data, where).validate(where)
 
 
-def load_config(path: str | Path, overrides: dict | None = None) -> TrainConfig:
+def read_yaml(path: str | Path) -> dict:
+    """The mapping of a training config file (any recipe)."""
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"training config not found: {path}")
@@ -135,6 +136,23 @@ def load_config(path: str | Path, overrides: dict | None = None) -> TrainConfig:
         data = yaml.safe_load(read_whole(path))
     except yaml.YAMLError as e:
         raise ValueError(f"{path}: not valid YAML: {e}") from None
-    data = {**(data or {}), **(overrides or {})}
-    return config_from_dict(data, where=str(path))
+    if data is not None and not isinstance(data, dict):
+        raise ValueError(f"{path}: expected a mapping, got {type(data).__name__}")
+    return data or {}
+
+
+def set_values(items: list[str]) -> dict:
+    """['lr=1e-4', 'langs=[de, fr]'] -> {name: value}, each value read as YAML."""
+    out = {}
+    for item in items:
+        name, eq, value = item.partition("=")
+        if not eq or not name.strip():
+            raise ValueError(f"--set {item!r} is not KEY=VALUE")
+        out[name.strip()] = yaml.safe_load(value)
+    return out
+
+
+def load_config(path: str | Path, overrides: dict | None = None) -> TrainConfig:
+    data = {k: v for k, v in read_yaml(path).items() if k != "recipe"}
+    return config_from_dict({**data, **(overrides or {})}, where=str(path))
 
