@@ -1,6 +1,7 @@
-"""Checkpoints written by the training loops xlingua had before the one engine (tests/training/legacy,
-see legacy_setups) still resume: the step count goes on from the saved step, the weights loaded
-are the saved ones, and the resumed run ends with the weights the old code reached unbroken."""
+"""Checkpoints written by the three training loops xlingua had before the one training loop
+(tests/training/legacy, see legacy_setups) resume in it: the step count goes on from the saved
+step, the weights loaded are the saved ones, and the resumed run ends with the weights the old
+code reached unbroken."""
 import gzip
 import shutil
 from pathlib import Path
@@ -51,7 +52,12 @@ def test_laser_checkpoint_resumes(tmp_path):
 
     out, root = laser_run(tmp_path)
     saved = torch.load(LEGACY / "laser_checkpoint.pt", weights_only=False)
-    assert saved["step"] == 3
+    assert saved["step"] == 3 and "train_config" in saved  # the old layout
+    # the same budget: loaded and written back in today's layout, nothing trained
+    log = train_laser(LaserTrainConfig(**S.LASER, max_steps=3), out, l10n_root=root, show_progress=False)
+    now = torch.load(out / "checkpoint.pt", weights_only=False)
+    assert log["steps"] == now["step"] == 3 and now["config"] == saved["train_config"]
+    assert_same(now["model"], saved["model"])
     log = train_laser(LaserTrainConfig(**S.LASER, max_steps=6), out, l10n_root=root, show_progress=False)
     assert log["steps"] == 6
     assert [h["step"] for h in log["history"]] == [1, 2, 3, 4, 5, 6]
@@ -63,10 +69,15 @@ def test_meaning_state_resumes(tmp_path):
     from xlingua.meaning.trainer import TrainConfig, train_meaning
 
     shutil.copy(LEGACY / "meaning_state.pt", tmp_path / "state.pt")
+    saved = torch.load(LEGACY / "meaning_state.pt", weights_only=True)
     src, tgt, langs = S.meaning_data()
+    from xlingua.meaning.trainer import MeaningRun
+
+    run = MeaningRun(src, tgt, langs, tmp_path, TrainConfig(**S.MEANING, max_epochs=4), {})
+    assert run.load_checkpoint() and run.step == 2 and run.best_step == saved["best_epoch"]
+    assert_same(run.model.state_dict(), saved["model"])
     log = train_meaning(src, tgt, langs, tmp_path, config=TrainConfig(**S.MEANING, max_epochs=4), show_progress=False)
     assert log["epochs"] == 4 and [h["epoch"] for h in log["history"]] == [1, 2, 3, 4]
-    from xlingua.encoders.meaning_mlp import MeaningModel
-
+    assert [h["train_loss"] for h in log["history"][:2]] == [h["train_loss"] for h in saved["history"]]
     final = torch.load(LEGACY / "meaning_final.pt", weights_only=True)
     assert_same(torch.load(tmp_path / "checkpoint.pt", weights_only=False)["model"], final)
