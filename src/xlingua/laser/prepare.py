@@ -1,0 +1,115 @@
+"""The data of a LASER run: corpora read, the vocabulary learned (or reused, or a static
+encoder's pieces), sides tokenized, the teacher's vectors attached (distill)."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import torch
+
+from xlingua.data.benchmarks import read_multi30k_aligned
+from xlingua.data.text import InputError
+from xlingua.encoders.laser_vocab import load_vocab, train_vocab
+from xlingua.io import atomic_path, disk_full, partial_name
+from xlingua.laser.config import LaserTrainConfig
+from xlingua.laser.data import encode_direction, read_l10n_pairs
+
+
+def build_directions(cfg: LaserTrainConfig, out: Path, l10n_root: Path, data_dir=None):
+    """Read the corpora, learn (or reuse) the vocabulary, and tokenize every direction."""
+    raw: dict[tuple[str, str], tuple[list[str], list[str]]] = {}
+
+    def add(s_lang, t_lang, src, tgt):
+        a, b = raw.setdefault((s_lang, t_lang), ([], []))
+        a.extend(src)
+        b.extend(tgt)
+
+    for lang in cfg.langs:
+        xx, en = read_l10n_pairs(l10n_root, lang, cfg.l10n_pairs or None, cfg.seed)
+        add(lang, "en", xx, en)
+        if lang == cfg.second_target:
+            add("en", lang, en, xx)
+    if cfg.multi30k:
+        m30 = read_multi30k_aligned([l for l in ("en", "de", "fr", "cs") if l == "en" or l in cfg.langs],
+                                    "train", data_dir)
+        if cfg.multi30k_pairs:
+            m30 = {lang: lines[:cfg.multi30k_pairs] for lang, lines in m30.items()}
+        for s_lang, lines in m30.items():
+            for t_lang in ("en", cfg.second_target):
+                if t_lang != s_lang and t_lang in m30:
+                    add(s_lang, t_lang, lines, m30[t_lang])
+    texts: dict[str, list[str]] = {}
+    for (s_lang, t_lang), (src, tgt) in raw.items():
+        texts.setdefault(s_lang, []).extend(src)
+        texts.setdefault(t_lang, []).extend(tgt)
+    sp = vocabulary(cfg, out, texts)
+    directions, dropped = [], {}
+    for (s_lang, t_lang), (src, tgt) in sorted(raw.items()):
+        d, n_drop = encode_direction(sp, s_lang, t_lang, src, tgt, cfg.max_len)
+        directions.append(d)
+        dropped[f"{s_lang}-{t_lang}"] = n_drop
+    return sp, directions, dropped
+
+
+def vocabulary(cfg: LaserTrainConfig, out: Path, texts: dict[str, list[str]]):
+    """The run's SentencePiece model, learned on the training text on the first run (reused on
+    resume); or, with `init` static:DIR, that static encoder's pieces, copied into the run."""
+    if cfg.init:
+        from xlingua.encoders.static import StaticPieces
+
+        source = Path(cfg.init.removeprefix("static:"))
+        pieces = StaticPieces(source)
+        pieces.save(out, source)
+        return pieces
+    spm_path = out / "spm.model"
+    if not spm_path.exists():
+        # spm.model is published last: its presence means the vocabulary is done
+        with atomic_path(spm_path) as model_tmp, atomic_path(out / "spm.vocab") as vocab_tmp:
+            prefix = partial_name(out / "spm")
+            model = train_vocab(texts, prefix, vocab_size=cfg.vocab_size, seed=cfg.seed)
+            try:  # SentencePiece does not report a failed write: check what it wrote
+                load_vocab(model)
+            except RuntimeError as exc:
+                for ext in (".model", ".vocab"):
+                    Path(f"{prefix}{ext}").unlink(missing_ok=True)
+                raise disk_full(OSError(None, str(exc)), spm_path) or InputError(
+                    f"{spm_path}: SentencePiece wrote no valid model ({exc})") from None
+            os.replace(model, model_tmp)
+            os.replace(f"{prefix}.vocab", vocab_tmp)
+    return load_vocab(spm_path)
+
+
+def build_distill(cfg: LaserTrainConfig, out: Path, data_dir=None, teacher_encoder=None, teacher_cache=None,
+                  show_progress: bool = True):
+    """Read the pairs, learn (or reuse) the vocabulary, tokenize, attach the teacher's vectors.
+    Returns (vocabulary, DistillSet, pairs dropped over max_len, teacher encoder)."""
+    from xlingua.laser.distill import build_set, encode_pairs, read_distill_pairs
+
+    pairs = read_distill_pairs(cfg.general, cfg.general_langs, cfg.langs, cfg.l10n_pairs, cfg.multi30k,
+                               cfg.stsb_langs, cfg.exclude_langs, data_dir)
+    texts: dict[str, list[str]] = {"en": sorted({p[1] for p in pairs})}
+    for x, _, lang in pairs:
+        texts.setdefault(lang, []).append(x)
+    sp = vocabulary(cfg, out, texts)
+    kept, dropped = encode_pairs(sp, pairs, cfg.max_len, cfg.truncate)
+    if teacher_encoder is None:
+        from xlingua.encoders.loading import load_encoder
+
+        teacher_encoder = load_encoder(cfg.teacher)
+    data = build_set(kept, cfg.teacher, teacher_encoder, teacher_cache, show_progress)
+    return sp, data, dropped, teacher_encoder
+
+
+def start_embedding(embed: torch.nn.Embedding, static_dir: Path) -> None:
+    """Rows 4.. of the student's embedding = the static encoder's vectors, scaled so that their
+    mean coordinate size is the default initialisation's (N(0, 1)): the LSTM sees inputs of the
+    size it starts with either way. PAD, UNK, BOS, EOS keep their random rows."""
+    from xlingua.encoders.static import StaticEncoder
+
+    vectors = torch.from_numpy(StaticEncoder(static_dir).vectors)
+    if vectors.shape[1] != embed.embedding_dim or vectors.shape[0] + 4 != embed.num_embeddings:
+        raise ValueError(f"{static_dir}: {tuple(vectors.shape)} vectors do not fit an embedding of "
+                         f"{embed.num_embeddings} x {embed.embedding_dim}: set embed_dim={vectors.shape[1]}")
+    scale = (vectors.shape[1] ** 0.5) / vectors.norm(dim=1).mean()
+    with torch.no_grad():
+        embed.weight[4:] = vectors * scale
