@@ -39,10 +39,10 @@ def main() -> None:
                 trainer.model.precision = precision
                 for _ in range(args.steps):
                     t0, c0 = time.perf_counter(), time.process_time()
-                    name, _ = trainer.train_step()
+                    name = trainer.train_step()["task"]
                     times[precision].setdefault(name, []).append(time.perf_counter() - t0)
                     cpu[precision] += time.process_time() - c0
-        texts = [t for pairs in list(trainer.evaluator.sets.values())[:4] for p in pairs[:32] for t in p]
+        texts = [t for xs, ys in list(trainer.evaluators[0].sets.values())[:4] for t in xs[:32] + ys[:32]]
         trainer.model.eval()
         with torch.no_grad():
             trainer.model.precision = "fp32"
