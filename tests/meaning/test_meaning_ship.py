@@ -83,10 +83,9 @@ def test_a_snapshot_ships_with_its_own_epoch_and_paths_need_a_path(tmp_path, has
         meaning_ship.ship(tmp_path / "nope", "hash", tmp_path / "out2")
 
 
-@pytest.mark.parametrize("switch, kept, dropped", [("--no-meaning-loss", "val_language", "val_meaning"),
-                                                   ("--no-language-loss", "val_meaning", "val_language")])
-def test_train_command_ablation_switches_and_dev_selection(toy, tmp_path, hash_base, monkeypatch,  # noqa: F811
-                                                           switch, kept, dropped):
+@pytest.fixture
+def toy_shared(toy, tmp_path, monkeypatch):  # noqa: F811
+    """The toy general corpus and benchmarks as XLINGUA_SHARED."""
     general, bench = toy
     shared = tmp_path / "shared"
     (shared / "corpora").mkdir(parents=True)
@@ -94,6 +93,12 @@ def test_train_command_ablation_switches_and_dev_selection(toy, tmp_path, hash_b
     (shared / "benchmarks").symlink_to(bench)
     monkeypatch.setenv("XLINGUA_SHARED", str(shared))
     monkeypatch.delenv("XLINGUA_DATA", raising=False)
+    return shared
+
+
+@pytest.mark.parametrize("switch, kept, dropped", [("--no-meaning-loss", "val_language", "val_meaning"),
+                                                   ("--no-language-loss", "val_meaning", "val_language")])
+def test_train_command_ablation_switches_and_dev_selection(toy_shared, tmp_path, hash_base, switch, kept, dropped):
     out = tmp_path / "out"
     res = CliRunner().invoke(app, ["meaning", "train", "-o", str(out), "--base", "hash", "--langs", "", "--pairs", "0",
                                    "--general", "mlqe-pe,ntrex", "--general-langs", "", "--select-on", "retrieval-dev",

@@ -1,5 +1,5 @@
 """The inputs behind the checkpoints in tests/training/legacy/, written by the three training loops
-xlingua had before the one engine (commit ee52ce6): a tiny encoder run killed after step 3 of 6
+xlingua had before the one training loop (commit ee52ce6): a tiny encoder run killed after step 3 of 6
 (checkpoint_every 3), a LASER translation run of 3 steps and a meaning run of 2 epochs, each with
 the final weights of the same run left unbroken. Everything here is deterministic, so a test can
 rebuild the data and the start model and resume the checkpoint."""
@@ -52,16 +52,10 @@ LASER = dict(langs=["de", "fr"], second_target="fr", multi30k=False, vocab_size=
              dec_hidden=8, lang_dim=2, max_tokens=120, lr=5e-3, checkpoint_every=1000, log_every=1, dropout=0.2)
 
 
-def meaning_data(n_per_lang: int = 20, dim: int = 8, seed: int = 0):
-    rng = np.random.default_rng(seed)
-    offsets = {l: rng.normal(size=dim) * 2 for l in ("en", "de", "fr")}
-    src, tgt, langs = [], [], []
-    for lang in ("de", "fr"):
-        meaning = rng.normal(size=(n_per_lang, dim))
-        src.append(meaning + offsets[lang] + 0.05 * rng.normal(size=(n_per_lang, dim)))
-        tgt.append(meaning + offsets["en"] + 0.05 * rng.normal(size=(n_per_lang, dim)))
-        langs += [lang] * n_per_lang
-    return np.vstack(src).astype(np.float32), np.vstack(tgt).astype(np.float32), langs
+def meaning_data():
+    from tests.meaning.test_meaning_trainer import _toy
+
+    return _toy(n_per_lang=20, dim=8)
 
 
 MEANING = dict(lr=3e-3, batch_size=8, patience=10, hidden=8)

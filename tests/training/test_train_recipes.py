@@ -7,7 +7,7 @@ import torch
 from typer.testing import CliRunner
 
 from tests.meaning.test_meaning_dev import toy  # noqa: F401  (fixture)
-from tests.meaning.test_meaning_ship import hash_base  # noqa: F401  (fixture)
+from tests.meaning.test_meaning_ship import hash_base, toy_shared  # noqa: F401  (fixtures)
 from tests.training import legacy_setups as S
 from xlingua.cli import app
 
@@ -44,14 +44,7 @@ def test_laser_recipe_equals_laser_train(tmp_path, laser_shared):
     assert refused.exit_code == 2 and "hidden: 8 -> 4" in refused.output
 
 
-def test_meaning_recipe_equals_meaning_train(toy, tmp_path, hash_base, monkeypatch):  # noqa: F811
-    general, bench = toy
-    shared = tmp_path / "shared"
-    (shared / "corpora").mkdir(parents=True)
-    (shared / "corpora" / "general").symlink_to(general)
-    (shared / "benchmarks").symlink_to(bench)
-    monkeypatch.setenv("XLINGUA_SHARED", str(shared))
-    monkeypatch.delenv("XLINGUA_DATA", raising=False)
+def test_meaning_recipe_equals_meaning_train(toy_shared, tmp_path, hash_base):  # noqa: F811
     yaml = tmp_path / "meaning.yaml"
     yaml.write_text("recipe: meaning\noutput_dir: elsewhere\nbase: hash\nlangs: []\npairs: 0\n"
                     "general: [mlqe-pe, ntrex]\ngeneral_langs: []\ndev: [retrieval-dev]\nselect_on: retrieval-dev\n"
