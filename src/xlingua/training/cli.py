@@ -23,7 +23,8 @@ def train_command(
 ):
     """Train with a recipe: a sentence encoder with mUSE / DuEAM / OneAligner / LASER3 objectives
     (under `torchrun --nproc_per_node N` the batch is spread over N processes), a LASER encoder
-    or meaning MLPs. A rerun with the same config resumes."""
+    or meaning MLPs. A laser or meaning run started again goes on from its checkpoint; an
+    encoder run does with --resume."""
     from xlingua.io import check_writable
     from xlingua.training.config import read_yaml, set_values
 
