@@ -1,5 +1,5 @@
-"""Imports run downward: data -> encoders / similarity / index -> objectives -> training (the
-training loop) -> mining, evaluation, laser, meaning (and the other jobs) -> the command line and
+"""Imports run downward: data -> encoders / similarity / index -> objectives -> mining -> training
+(the training loop) -> evaluation, laser, meaning (and the other jobs) -> the command line and
 the server. A module may import its own package and any lower layer, never a package of its own
 layer or above.
 
@@ -14,8 +14,9 @@ LAYERS = [
     {"data", "paths", "progress", "io", "registry", "settings"},
     {"encoders", "similarity", "index"},
     {"objectives"},
+    {"mining"},  # below evaluation, whose bucc and alignment tasks mine in memory
     {"training"},  # the one training loop, below the recipes that run through it
-    {"mining", "evaluation", "laser", "meaning", "static", "qe", "embed", "embed_bench", "score", "align", "demo"},
+    {"evaluation", "laser", "meaning", "static", "qe", "embed", "embed_bench", "score", "align", "demo"},
     {"cli", "cli_errors", "serve"},  # the front ends: the command line and the HTTP server
 ]
 
