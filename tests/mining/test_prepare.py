@@ -109,12 +109,13 @@ def test_kill_9_then_rerun_gives_identical_output(tmp_path):
     script.write_text(textwrap.dedent(f"""
         import time
         import xlingua.mining.prepare as P
+        import xlingua.mining.prepare_steps as steps
 
-        real = P.filter_shard
+        real = steps.filter_shard
         def slow(*args):  # same output, just slow
             time.sleep(0.5)
             return real(*args)
-        P.filter_shard = slow
+        steps.filter_shard = slow
         P.prepare([{str(docs)!r}], {str(out)!r}, P.PrepareConfig("de", shard_docs=1),
                   workdir={str(wd)!r}, show_progress=False)
     """))

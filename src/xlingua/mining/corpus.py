@@ -15,10 +15,12 @@ from typing import Iterator
 import numpy as np
 
 from xlingua.data.text import InputError, read_lines
-from xlingua.mining.cache import Step, atomic_path, file_fingerprint, save_npy, stable_hash
+from xlingua.mining.cache import atomic_path, file_fingerprint, load_json, save_json, save_npy
+from xlingua.mining.step import Output, Step, path_field
 from xlingua.data.scripts import check_script
 
 LANG_SAMPLE = 1000
+COUNTS = "counts.json"  # what the pass counted, for the summary
 
 
 def has_ids(path: str | Path) -> bool:
@@ -44,7 +46,7 @@ def read_corpus(path: str | Path) -> Iterator[tuple[int, str | None, str]]:
 
 @dataclasses.dataclass(frozen=True)
 class ShardConfig:
-    path: str
+    path: str = path_field()  # for messages; same content -> same shards
     fingerprint: str
     lang: str
     shard_size: int = 100_000
@@ -56,21 +58,35 @@ def shard_config(path, lang: str, shard_size: int, dedup: bool, check_lang: bool
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"corpus not found: {path}")
-    # The path is kept for messages; the key ignores it (same content -> same shards).
     return ShardConfig(str(path), file_fingerprint(path), lang, shard_size, dedup, check_lang)
 
 
+@dataclasses.dataclass(frozen=True)
+class Shards(Output):
+    """A corpus in shards: its counts, and whether its lines carry ids."""
+    path: str
+    lang: str
+    lines: int
+    blank: int
+    duplicates_removed: int
+    sentences: int
+    shards: tuple
+    has_ids: bool
+    longest_chars: int
+
+    @property
+    def sizes(self) -> tuple:
+        return tuple(self.shards)
+
+
 class ShardStep(Step):
+    """One pass over the corpus (a single item): shard files, then their counts."""
+
     name = "shard"
+    output_type = Shards
 
-    def key_config(self):
-        return dataclasses.replace(self.config, path="")
-
-    def run(self) -> dict:
-        if self.done():
-            return self.meta()
+    def run(self, item, progress: bool) -> None:
         cfg = self.config
-        self.dir.mkdir(parents=True, exist_ok=True)
         seen: set[bytes] = set()
         texts, ids, shards = [], [], []
         n_lines = n_blank = n_dup = longest = 0
@@ -108,11 +124,16 @@ class ShardStep(Step):
                              "cannot mine an empty corpus")
         if cfg.check_lang and len(sample) < LANG_SAMPLE:
             check_script(sample, cfg.lang, cfg.path)
-        return self.finish({
-            "path": cfg.path, "lang": cfg.lang, "lines": n_lines, "blank": n_blank,
-            "duplicates_removed": n_dup, "sentences": int(sum(shards)), "shards": shards,
-            "has_ids": bool(has_ids), "longest_chars": longest,
-        })
+        save_json(self.dir / COUNTS, {"lines": n_lines, "blank": n_blank, "duplicates_removed": n_dup,
+                                      "shards": shards, "has_ids": bool(has_ids), "longest_chars": longest})
+
+    def summarize(self) -> Shards:
+        counts = load_json(self.dir / COUNTS)
+        return self.output({"path": self.config.path, "lang": self.config.lang,
+                            "sentences": int(sum(counts["shards"])), **counts})
+
+    def output(self, summary: dict) -> Shards:
+        return Shards(self.key, str(self.dir), **{**summary, "shards": tuple(summary["shards"])})
 
     def _write_shard(self, i: int, texts: list[str], ids: list[str]) -> int:
         data = [(t + "\n").encode("utf-8") for t in texts]
@@ -130,12 +151,11 @@ class ShardStep(Step):
 class ShardedCorpus:
     """Random access to the sentences (and ids) of a finished ShardStep by global row."""
 
-    def __init__(self, step: ShardStep):
-        self.dir = step.dir
-        meta = step.meta()
-        self.sizes = meta["shards"]
+    def __init__(self, shards: Shards):
+        self.dir = Path(shards.dir)
+        self.sizes = shards.sizes
         self.starts = np.concatenate([[0], np.cumsum(self.sizes)]).astype(np.int64)
-        self.has_ids = meta["has_ids"]
+        self.has_ids = shards.has_ids
         self._ids: dict[int, list[str]] = {}
 
     def __len__(self) -> int:

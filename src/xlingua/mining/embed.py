@@ -5,7 +5,7 @@
 `EmbedStep` runs the encoder on each shard (local loop or Ray; each file written atomically,
 so a killed run re-embeds only the shards with no file yet). `ImportStep` takes the rows of a
 store `xlingua embed` wrote for the same corpus instead: no encoder runs. `ConcatStep`
-combines several encoders' steps."""
+combines several encoders' steps. Each gives the same `Vectors` to the steps below."""
 from __future__ import annotations
 
 import dataclasses
@@ -17,7 +17,9 @@ from xlingua.data.text import InputError
 from xlingua.encoders.base import Encoder
 from xlingua.encoders.concat import concat_unit
 from xlingua.encoders.store import Store, StoreError, index_record, shard_name
-from xlingua.mining.cache import Step, file_fingerprint, save_json, save_npy
+from xlingua.mining.cache import file_fingerprint, save_json, save_npy
+from xlingua.mining.corpus import Shards
+from xlingua.mining.step import Output, Step, path_field, unkeyed, upstream
 from xlingua.similarity import normalize_rows
 
 
@@ -40,33 +42,85 @@ def resolve_encoder(encoder: Encoder | str) -> Encoder:
     return load_encoder(encoder)
 
 
+@dataclasses.dataclass(frozen=True)
+class Vectors(Output):
+    """Unit vectors, one store shard per corpus shard (of `sizes` rows each)."""
+    dim: int
+    model: str  # the fingerprint of the encoder(s) that made them
+    sizes: tuple
+
+    def load(self, i: int) -> np.ndarray:
+        return load_embeddings(Path(self.dir) / shard_name(i))
+
+    def summary(self) -> dict:
+        return {"dim": self.dim, "n_shards": len(self.sizes), "model": self.model}
+
+
 class _VectorStep(Step):
     """A step whose output is one normalized float16 store shard per corpus shard."""
+
+    output_type = Vectors
+
+    @property
+    def sizes(self) -> tuple:
+        raise NotImplementedError
+
+    def items(self):
+        return range(len(self.sizes))
+
+    def item_done(self, i: int) -> bool:
+        return self.shard_path(i).exists()
 
     def shard_path(self, i: int) -> Path:
         return self.dir / shard_name(i)
 
-    def load(self, i: int) -> np.ndarray:
-        return load_embeddings(self.shard_path(i))
-
     def save_shard(self, i: int, vectors: np.ndarray) -> None:
         save_npy(self.shard_path(i), normalize_rows(vectors).astype(np.float16))
 
-    def finish_store(self, n_shards: int, model: str) -> dict:
-        rows = [int(np.load(self.shard_path(i), mmap_mode="r").shape[0]) for i in range(n_shards)]
+    def store(self, model: str) -> Vectors:
+        """The store's index.json (so the directory reads as `xlingua embed`'s output) and the Output."""
         dim = int(np.load(self.shard_path(0), mmap_mode="r").shape[1])
-        save_json(self.dir / "index.json", index_record(rows, dim, "float16", model))
-        return self.finish({"dim": dim, "n_shards": n_shards, "model": model})
+        save_json(self.dir / "index.json", index_record(list(self.sizes), dim, "float16", model))
+        return self.output({"dim": dim, "model": model})
+
+    def output(self, summary: dict) -> Vectors:
+        return Vectors(self.key, str(self.dir), summary["dim"], summary["model"], self.sizes)
 
 
 @dataclasses.dataclass(frozen=True)
 class EmbedConfig:
-    shards_key: str
-    shards_dir: str
-    n_shards: int
-    lang: str
+    shards: Shards = upstream()
     encoder: str  # the encoder's fingerprint
-    batch_size: int = 64
+    # the batch size moves no vector (the bundled paths batch by tokens and ignore it)
+    batch_size: int = unkeyed(64)
+
+
+class EmbedStep(_VectorStep):
+    """Each shard through the encoder (its shards are the items: local loop or Ray)."""
+
+    name = "embed"
+    key_order = ("shards_key", "shards_dir", "n_shards", "lang", "encoder", "batch_size")
+    version = 2  # v2: store format (shard-NNNNN.npy + index.json)
+
+    def __init__(self, config: EmbedConfig, workdir, encoder: Encoder | str):
+        super().__init__(config, workdir)
+        self.encoder = encoder
+
+    @property
+    def sizes(self) -> tuple:
+        return self.config.shards.sizes
+
+    def old_key_fields(self) -> dict:
+        shards = self.config.shards
+        return {"shards_dir": "", "n_shards": len(shards.sizes), "lang": shards.lang}
+
+    def run(self, i: int, progress: bool) -> None:
+        shards = self.config.shards
+        embed_shard(shards.dir, i, str(self.shard_path(i)), self.encoder, shards.lang,
+                    self.config.batch_size, progress)
+
+    def summarize(self) -> Vectors:
+        return self.store(self.config.encoder)
 
 
 def embed_shard(shard_dir: str, i: int, out_path: str, encoder, lang: str, batch_size: int,
@@ -84,44 +138,17 @@ def embed_shard(shard_dir: str, i: int, out_path: str, encoder, lang: str, batch
     return str(out)
 
 
-class EmbedStep(_VectorStep):
-    name = "embed"
-    version = 2  # v2: store format (shard-NNNNN.npy + index.json)
-
-    def key_config(self):
-        # the batch size moves no vector (the bundled paths batch by tokens and ignore it)
-        return dataclasses.replace(self.config, shards_dir="", batch_size=0)
-
-    def run(self, encoder, runner) -> dict:
-        if self.done():
-            return self.meta()
-        cfg = self.config
-        self.dir.mkdir(parents=True, exist_ok=True)
-        todo = [i for i in range(cfg.n_shards) if not self.shard_path(i).exists()]
-        bars = runner.local and runner.show_progress  # a Ray worker's bars would land in its log
-        runner.map(embed_shard, [(cfg.shards_dir, i, str(self.shard_path(i)), encoder, cfg.lang,
-                                  cfg.batch_size, bars) for i in todo],
-                   label=f"embed {cfg.lang}")
-        return self.finish_store(cfg.n_shards, cfg.encoder)
-
-
 @dataclasses.dataclass(frozen=True)
 class ImportConfig:
-    shards_key: str
-    shards_dir: str
-    shard_sizes: tuple
-    lines: int           # lines of the corpus file, blank ones included
-    has_ids: bool
-    store_dir: str
-    store_files: tuple   # content fingerprints of the store's index and shards
+    shards: Shards = upstream()
+    store_dir: str = path_field()
+    store_files: tuple  # content fingerprints of the store's index and shards
 
 
-def import_config(shard_step, store_dir: str | Path) -> ImportConfig:
+def import_config(shards: Shards, store_dir: str | Path) -> ImportConfig:
     store = _open(store_dir)
     files = [store.path / "index.json"] + [store.path / f for f in store.files]
-    meta = shard_step.meta()
-    return ImportConfig(shard_step.key, str(shard_step.dir), tuple(meta["shards"]), int(meta["lines"]),
-                        bool(meta["has_ids"]), str(store.path), tuple(file_fingerprint(p) for p in files))
+    return ImportConfig(shards, str(store.path), tuple(file_fingerprint(p) for p in files))
 
 
 def _open(store_dir) -> Store:
@@ -137,45 +164,58 @@ class ImportStep(_VectorStep):
     (embed it with `--ids`). Blank and deduplicated lines are skipped as the shard step did."""
 
     name = "import"
+    key_order = ("shards_key", "shards_dir", "shard_sizes", "lines", "has_ids", "store_dir", "store_files")
 
-    def key_config(self):
-        return dataclasses.replace(self.config, shards_dir="", store_dir="")
+    @property
+    def sizes(self) -> tuple:
+        return self.config.shards.sizes
 
-    def run(self) -> dict:
-        if self.done():
-            return self.meta()
-        cfg = self.config
-        store = _open(cfg.store_dir)
-        if store.rows != cfg.lines:
-            raise InputError(f"{store.path} holds {store.rows:,} rows but the corpus has {cfg.lines:,} "
+    def old_key_fields(self) -> dict:
+        shards = self.config.shards
+        return {"shards_dir": "", "shard_sizes": shards.sizes, "lines": shards.lines,
+                "has_ids": shards.has_ids}
+
+    def items(self):
+        self._check(_open(self.config.store_dir))  # a store that does not fit fails before any shard
+        return super().items()
+
+    def run(self, i: int, progress: bool) -> None:
+        store, row_of_id = self._checked_store()
+        ids = (Path(self.config.shards.dir) / f"ids_{i:05d}.txt").read_text(encoding="utf-8").split("\n")[:-1]
+        rows = ([row_of_id[s] for s in ids] if row_of_id is not None
+                else [int(s) - 1 for s in ids])  # without ids the shard step's id is the line number
+        vecs = store.rows_at(np.array(rows, dtype=np.int64))
+        if not np.all(np.isfinite(vecs)):
+            raise InputError(f"{store.path}: non-finite vectors among the rows of shard {i}")
+        self.save_shard(i, vecs)
+
+    def summarize(self) -> Vectors:
+        return self.store(self._checked_store()[0].model)
+
+    def _checked_store(self) -> tuple[Store, dict | None]:
+        if getattr(self, "_store", None) is None:
+            self._store = self._check(_open(self.config.store_dir))
+        return self._store
+
+    def _check(self, store: Store) -> tuple[Store, dict | None]:
+        shards = self.config.shards
+        if store.rows != shards.lines:
+            raise InputError(f"{store.path} holds {store.rows:,} rows but the corpus has {shards.lines:,} "
                              "lines: embed the same file (one row per line)")
-        row_of_id = None
-        if cfg.has_ids:
-            if not store.has_ids():
-                raise InputError(f"{store.path}: the corpus has id<TAB>sentence lines, the store no ids; "
-                                 "write it with `xlingua embed --ids`")
-            row_of_id = {}
-            for row, sid in enumerate(store.ids()):
-                row_of_id.setdefault(sid, row)
-        self.dir.mkdir(parents=True, exist_ok=True)
-        for i in range(len(cfg.shard_sizes)):
-            if self.shard_path(i).exists():
-                continue
-            ids = (Path(cfg.shards_dir) / f"ids_{i:05d}.txt").read_text(encoding="utf-8").split("\n")[:-1]
-            rows = ([row_of_id[s] for s in ids] if row_of_id is not None
-                    else [int(s) - 1 for s in ids])  # without ids the shard step's id is the line number
-            vecs = store.rows_at(np.array(rows, dtype=np.int64))
-            if not np.all(np.isfinite(vecs)):
-                raise InputError(f"{store.path}: non-finite vectors among the rows of shard {i}")
-            self.save_shard(i, vecs)
-        return self.finish_store(len(cfg.shard_sizes), store.model)
+        if not shards.has_ids:
+            return store, None
+        if not store.has_ids():
+            raise InputError(f"{store.path}: the corpus has id<TAB>sentence lines, the store no ids; "
+                             "write it with `xlingua embed --ids`")
+        row_of_id = {}
+        for row, sid in enumerate(store.ids()):
+            row_of_id.setdefault(sid, row)
+        return store, row_of_id
 
 
 @dataclasses.dataclass(frozen=True)
 class ConcatConfig:
-    embed_keys: tuple
-    embed_dirs: tuple
-    n_shards: int
+    embed: tuple = upstream()  # the Vectors of each encoder, same corpus
 
 
 class ConcatStep(_VectorStep):
@@ -185,18 +225,19 @@ class ConcatStep(_VectorStep):
     cached shards."""
 
     name = "concat"
+    key_order = ("embed_keys", "embed_dirs", "n_shards")
     version = 2  # v2: store format
 
-    def key_config(self):
-        return dataclasses.replace(self.config, embed_dirs=())
+    @property
+    def sizes(self) -> tuple:
+        return self.config.embed[0].sizes
 
-    def run(self, model: str) -> dict:
-        if self.done():
-            return self.meta()
-        cfg = self.config
-        self.dir.mkdir(parents=True, exist_ok=True)
-        for i in range(cfg.n_shards):
-            if not self.shard_path(i).exists():
-                parts = [shard_loader(d)(i) for d in cfg.embed_dirs]
-                save_npy(self.shard_path(i), concat_unit(parts).astype(np.float16))
-        return self.finish_store(cfg.n_shards, model)
+    def old_key_fields(self) -> dict:
+        return {"embed_dirs": (), "n_shards": len(self.sizes)}
+
+    def run(self, i: int, progress: bool) -> None:
+        parts = [vectors.load(i) for vectors in self.config.embed]
+        save_npy(self.shard_path(i), concat_unit(parts).astype(np.float16))
+
+    def summarize(self) -> Vectors:
+        return self.store(",".join(vectors.model for vectors in self.config.embed))

@@ -1,8 +1,9 @@
 """Steps 3-4: build the index of one side, then search it with every shard of the other.
 
-`IndexStep` picks the index by corpus size (xlingua.index.choose_index) unless told; an
-exact "Flat" index is not stored (it is the embeddings themselves), IVF/PQ ones are trained
-on an evenly spaced sample and saved. `KnnStep` writes `knn_NNNNN.npz` (scores D, ids I) per
+`IndexConfig` picks the index by corpus size (xlingua.index.choose_index) unless told; the
+chosen factory reaches the search through the `Index` output. An exact "Flat" index is not
+stored (it is the embeddings themselves), IVF/PQ ones are trained on an evenly spaced sample
+and saved. `KnnStep` writes `knn_NNNNN.npz` (scores D, ids I) per
 query shard, and for an approximate index measures recall@1/@k against exact search on a
 sample of queries."""
 from __future__ import annotations
@@ -15,53 +16,56 @@ import numpy as np
 from xlingua.index import (build_index, choose_index, exact_knn_streamed, flat_index, load_index,
                            recall, save_index, search)
 from xlingua.index.factory import set_nprobe, train_sample_size
-from xlingua.mining.cache import Step, atomic_path, save_npz, stable_hash
-from xlingua.mining.embed import shard_loader
+from xlingua.mining.cache import atomic_path, save_npz
+from xlingua.mining.embed import Vectors, shard_loader
+from xlingua.mining.step import Output, Step, upstream
 
 RECALL_QUERIES = 1000
 
 
 @dataclasses.dataclass(frozen=True)
 class IndexConfig:
-    embed_key: str
-    embed_dir: str
-    sizes: tuple
-    dim: int
-    factory: str = "auto"
-    nprobe: int = 128
+    embed: Vectors = upstream()
+    factory: str = "auto"  # "auto" becomes the factory chosen by size (choose_index)
     flat_max_bytes: int = 4 << 30
+
+    def __post_init__(self):
+        if self.factory == "auto":
+            n = int(sum(self.embed.sizes))
+            object.__setattr__(self, "factory", choose_index(n, self.embed.dim, self.flat_max_bytes))
+
+
+@dataclasses.dataclass(frozen=True)
+class Index(Output):
+    factory: str
+    ntotal: int
 
 
 class IndexStep(Step):
+    """The index of one side's vectors (a single item). Flat is the vectors themselves: no file."""
+
     name = "index"
+    key_order = ("embed_key", "embed_dir", "sizes", "dim", "factory", "nprobe", "flat_max_bytes")
     version = 2
+    output_type = Index
 
-    def key_config(self):
-        # nprobe is a search setting (KnnConfig): the trained index doesn't depend on it
-        return dataclasses.replace(self.config, embed_dir="", factory=self.factory, nprobe=0)
+    def old_key_fields(self) -> dict:
+        embed = self.config.embed
+        return {"embed_dir": "", "sizes": embed.sizes, "dim": embed.dim, "nprobe": 0}
 
-    @property
-    def factory(self) -> str:
+    def run(self, item, progress: bool) -> None:
         cfg = self.config
-        if cfg.factory != "auto":
-            return cfg.factory
-        return choose_index(int(sum(cfg.sizes)), cfg.dim, cfg.flat_max_bytes)
+        if cfg.factory == "Flat":
+            return
+        n = int(sum(cfg.embed.sizes))
+        train = _sample(cfg.embed.load, cfg.embed.sizes, train_sample_size(cfg.factory, n))
+        index = build_index(cfg.factory, cfg.embed.dim, train,
+                            (cfg.embed.load(i) for i in range(len(cfg.embed.sizes))))
+        with atomic_path(self.dir / "index.faiss") as tmp:
+            save_index(index, tmp)
 
-    def run(self) -> dict:
-        if self.done():
-            return self.meta()
-        cfg, factory = self.config, self.factory
-        self.dir.mkdir(parents=True, exist_ok=True)
-        n = int(sum(cfg.sizes))
-        meta = {"factory": factory, "ntotal": n}
-        if factory != "Flat":
-            load = shard_loader(cfg.embed_dir)
-            train = _sample(load, cfg.sizes, train_sample_size(factory, n))
-            index = build_index(factory, cfg.dim, train, (load(i) for i in range(len(cfg.sizes))),
-                                nprobe=cfg.nprobe)
-            with atomic_path(self.dir / "index.faiss") as tmp:
-                save_index(index, tmp)
-        return self.finish(meta)
+    def summarize(self) -> Index:
+        return self.output({"factory": self.config.factory, "ntotal": int(sum(self.config.embed.sizes))})
 
 
 def _spread(sizes, n: int) -> list[tuple[int, np.ndarray]]:
@@ -110,54 +114,68 @@ def knn_shard(query_dir: str, i: int, index_dir: str, factory: str, db_dir: str,
 
 @dataclasses.dataclass(frozen=True)
 class KnnConfig:
-    index_key: str
-    index_dir: str
-    query_key: str
-    query_dir: str
-    db_dir: str
-    query_sizes: tuple
-    db_sizes: tuple
+    index: Index = upstream()
+    query: Vectors = upstream()
+    db: Vectors = upstream(key=False)  # what the index holds: in its key already
+    k: int = 4
+    nprobe: int = 128  # a search setting: the trained index does not depend on it
+
+
+@dataclasses.dataclass(frozen=True)
+class Neighbours(Output):
     factory: str
-    nprobe: int
     k: int
+    recall: dict | None = None  # approximate indexes only
+
+    def load(self, i: int) -> tuple[np.ndarray, np.ndarray]:
+        with np.load(Path(self.dir) / f"knn_{i:05d}.npz") as z:
+            return z["D"], z["I"]
+
+    def summary(self) -> dict:
+        return {k: v for k, v in super().summary().items() if v is not None}
 
 
 class KnnStep(Step):
-    name = "knn"
-    version = 2  # v2: inner products of renormalized float16 vectors
+    """The k nearest neighbours of every query shard (the items) in the index."""
 
-    def key_config(self):
-        return dataclasses.replace(self.config, index_dir="", query_dir="", db_dir="")
+    name = "knn"
+    key_order = ("index_key", "index_dir", "query_key", "query_dir", "db_dir", "query_sizes",
+                 "db_sizes", "factory", "nprobe", "k")
+    version = 2  # v2: inner products of renormalized float16 vectors
+    output_type = Neighbours
+
+    def old_key_fields(self) -> dict:
+        cfg = self.config
+        return {"index_dir": "", "query_dir": "", "db_dir": "", "query_sizes": cfg.query.sizes,
+                "db_sizes": cfg.db.sizes, "factory": cfg.index.factory}
 
     def shard_path(self, i: int) -> Path:
         return self.dir / f"knn_{i:05d}.npz"
 
-    def load(self, i: int) -> tuple[np.ndarray, np.ndarray]:
-        with np.load(self.shard_path(i)) as z:
-            return z["D"], z["I"]
+    def items(self):
+        return range(len(self.config.query.sizes))
 
-    def run(self, runner) -> dict:
-        if self.done():
-            return self.meta()
+    def item_done(self, i: int) -> bool:
+        return self.shard_path(i).exists()
+
+    def run(self, i: int, progress: bool) -> None:
         cfg = self.config
-        self.dir.mkdir(parents=True, exist_ok=True)
-        todo = [i for i in range(len(cfg.query_sizes)) if not self.shard_path(i).exists()]
-        runner.map(knn_shard, [(cfg.query_dir, i, cfg.index_dir, cfg.factory, cfg.db_dir,
-                                len(cfg.db_sizes), cfg.nprobe, cfg.k, str(self.shard_path(i)))
-                               for i in todo], label="kNN search")
-        _INDEX_CACHE.clear()
-        meta = {"factory": cfg.factory, "k": min(cfg.k, int(sum(cfg.db_sizes)))}
-        if cfg.factory != "Flat":
-            meta["recall"] = self._measure_recall()
-        return self.finish(meta)
+        knn_shard(cfg.query.dir, i, cfg.index.dir, cfg.index.factory, cfg.db.dir, len(cfg.db.sizes),
+                  cfg.nprobe, cfg.k, str(self.shard_path(i)))
 
-    def _measure_recall(self) -> dict:
+    def summarize(self) -> Neighbours:
+        _INDEX_CACHE.clear()
+        cfg = self.config
+        out = self.output({"factory": cfg.index.factory, "k": min(cfg.k, int(sum(cfg.db.sizes)))})
+        if cfg.index.factory == "Flat":
+            return out
+        return dataclasses.replace(out, recall=self._measure_recall(out))
+
+    def _measure_recall(self, out: Neighbours) -> dict:
         """Exact vs approximate top-k on evenly spaced queries."""
         cfg = self.config
-        spread = _spread(cfg.query_sizes, RECALL_QUERIES)
-        load_queries = shard_loader(cfg.query_dir)
-        queries = np.concatenate([load_queries(s)[local] for s, local in spread])
-        approx = np.concatenate([self.load(s)[1][local] for s, local in spread])
-        _, exact = exact_knn_streamed(queries, shard_loader(cfg.db_dir), len(cfg.db_sizes),
-                                      approx.shape[1])
+        spread = _spread(cfg.query.sizes, RECALL_QUERIES)
+        queries = np.concatenate([cfg.query.load(s)[local] for s, local in spread])
+        approx = np.concatenate([out.load(s)[1][local] for s, local in spread])
+        _, exact = exact_knn_streamed(queries, cfg.db.load, len(cfg.db.sizes), approx.shape[1])
         return recall(approx, exact)

@@ -1,13 +1,9 @@
 """`prepare`: crawled documents -> one sentence a line in one language, ready for `mine`
 (stopes' monolingual pipeline, on one machine or a Ray cluster).
 
-Steps, each cached in the work directory by its config and its inputs' fingerprints:
+Two cached steps (mining.prepare_steps: read documents into shards; split, filter and identify
+per shard), then:
 
-1. read (DocsStep): every input in order, checked (invalid UTF-8 and NUL bytes are errors
-   naming file:line), documents cut into shards of `shard_docs` as JSON lines.
-2. filter (FilterStep): per shard, local or on Ray: sentences (data.sentences), the filters
-   (mining.filters), language identification (data.langid). Each shard's kept sentences and
-   counts are written atomically, so a killed run redoes only unfinished shards.
 3. write (prepare): shards in order, exact duplicates after normalisation dropped (the first
    is kept), `OUT/<lang>.txt` as `id<TAB>sentence` and `OUT/<lang>.summary.json`.
 
@@ -20,8 +16,6 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import json
-import os
 import time
 import unicodedata
 from collections import Counter
@@ -30,11 +24,12 @@ from pathlib import Path
 import regex
 
 from xlingua.data.langid import lid_threshold
-from xlingua.data.text import InputError, check_readable, read_lines
-from xlingua.io import atomic_open, check_writable, file_fingerprint, remove_stale_partials
-from xlingua.mining.cache import Step, load_json, save_json
-from xlingua.mining.filters import RULES, FilterConfig, failed_rule
 from xlingua.data.langs import normalize_lang
+from xlingua.io import atomic_open, check_writable
+from xlingua.mining.cache import load_json, save_json
+from xlingua.mining.filters import RULES, FilterConfig
+from xlingua.mining.prepare_steps import DocsStep, Documents, FilterStep, FilterStepConfig, Filtered, docs_config
+from xlingua.mining.runner import Runner
 
 FORMATS = ("line", "blank", "tsv")
 
@@ -62,191 +57,6 @@ class PrepareConfig:
         self.filters.validate()
 
 
-# ---------------------------------------------------------------- 1. read documents
-
-@dataclasses.dataclass(frozen=True)
-class DocsConfig:
-    paths: tuple[str, ...]
-    names: tuple[str, ...]
-    fingerprints: tuple[str, ...]
-    format: str
-    shard_docs: int
-    errors: str
-    max_doc_chars: int
-
-
-def docs_config(inputs, config: PrepareConfig) -> DocsConfig:
-    paths = check_readable([os.fspath(p) for p in inputs])
-    if "-" in paths:
-        raise InputError("prepare reads files (it fingerprints them to resume); save stdin to a file first")
-    names = tuple(Path(p).name for p in paths)
-    if len(set(names)) < len(names):
-        dup = next(n for n in names if names.count(n) > 1)
-        raise InputError(f"two inputs are named {dup}: ids name the file by its base name; rename one")
-    return DocsConfig(tuple(paths), names, tuple(file_fingerprint(p) for p in paths),
-                      config.format, config.shard_docs, config.errors, config.max_doc_chars)
-
-
-def read_documents(path: str, name: str, fmt: str, errors: str, max_chars: int):
-    """Yield (doc id, paragraphs, line) for one input; empty documents too (no paragraphs)."""
-    if fmt == "line":
-        for line in read_lines(path, errors=errors, max_chars=max_chars):
-            yield f"{name}:{line.number}", [line.text], line.number
-    elif fmt == "tsv":
-        for line in read_lines(path, errors=errors, max_chars=max_chars, ids=True):
-            if not line.id.strip():
-                raise InputError(f"{line.path}:{line.number}: empty document id")
-            yield line.id, [line.text], line.number
-    else:
-        paras: list[str] = []
-        start = None
-        for line in read_lines(path, errors=errors, max_chars=max_chars):
-            if line.text.strip():
-                start = start or line.number
-                paras.append(line.text)
-            elif paras:
-                yield f"{name}:{start}", paras, start
-                paras, start = [], None
-        if paras:
-            yield f"{name}:{start}", paras, start
-
-
-class DocsStep(Step):
-    name = "prepare_docs"
-
-    def key_config(self):
-        return dataclasses.replace(self.config, paths=())
-
-    def shard_path(self, i: int) -> Path:
-        return self.dir / f"docs_{i:05d}.jsonl"
-
-    def run(self) -> dict:
-        if self.done():
-            return self.meta()
-        cfg = self.config
-        self.dir.mkdir(parents=True, exist_ok=True)
-        remove_stale_partials(self.dir)  # what a killed run was writing
-        shards, buf, seen_ids = [], [], {}
-        per_file = []
-        for f, (path, name) in enumerate(zip(cfg.paths, cfg.names)):
-            n_docs = n_empty = 0
-            for doc_id, paras, line in read_documents(path, name, cfg.format, cfg.errors, cfg.max_doc_chars):
-                if cfg.format == "tsv":
-                    if doc_id in seen_ids:
-                        raise InputError(f"{path}:{line}: document id {doc_id!r} repeats "
-                                         f"(first at {seen_ids[doc_id]}); ids must be unique")
-                    seen_ids[doc_id] = f"{path}:{line}"
-                n_docs += 1
-                if not any(p.strip() for p in paras):
-                    n_empty += 1
-                    continue
-                buf.append({"id": doc_id, "file": f, "paras": paras})
-                if len(buf) == cfg.shard_docs:
-                    shards.append(self._write(len(shards), buf))
-                    buf = []
-            per_file.append({"path": path, "documents": n_docs, "empty_documents": n_empty})
-        if buf:
-            shards.append(self._write(len(shards), buf))
-        return self.finish({"shards": shards, "files": per_file})
-
-    def _write(self, i: int, docs: list[dict]) -> int:
-        with atomic_open(self.shard_path(i)) as f:
-            for d in docs:
-                f.write(json.dumps(d, ensure_ascii=False) + "\n")
-        return len(docs)
-
-
-# ---------------------------------------------------------------- 2. split, filter, identify
-
-@dataclasses.dataclass(frozen=True)
-class FilterStepConfig:
-    docs_key: str
-    docs_dir: str
-    n_shards: int
-    n_files: int
-    lang: str
-    filters: FilterConfig
-    lid: bool
-    lid_threshold: float | None
-
-
-def filter_shard(docs_path: str, out_path: str, counts_path: str, n_files: int, lang: str,
-                 filters: FilterConfig, threshold: float | None) -> str:
-    """One shard: kept sentences to out_path (id<TAB>sentence), counts to counts_path."""
-    if Path(counts_path).exists():
-        return counts_path
-    from xlingua.data.langid import identify, is_language
-    from xlingua.data.sentences import split_sentences
-
-    counts = [Counter() for _ in range(n_files)]
-    seconds = Counter()
-    candidates = []  # (file, id, sentence) that passed the rule-based filters
-    with open(docs_path, encoding="utf-8") as f:
-        docs = [json.loads(line) for line in f]
-    for doc in docs:
-        c = counts[doc["file"]]
-        t0 = time.process_time()
-        sentences = [s for p in doc["paras"] for s in split_sentences(p, lang)]
-        t1 = time.process_time()
-        c["sentences"] += len(sentences)
-        for k, s in enumerate(sentences, 1):
-            rule = failed_rule(s, lang, filters)
-            if rule:
-                c[rule] += 1
-            else:
-                candidates.append((doc["file"], f"{doc['id']}:{k}", s))
-        t2 = time.process_time()
-        seconds["split"] += t1 - t0
-        seconds["filters"] += t2 - t1
-    kept = []
-    t0 = time.process_time()
-    if threshold is not None and candidates:
-        preds = identify([s for _, _, s in candidates])
-        for (fi, sid, s), (pred, prob) in zip(candidates, preds):
-            if not is_language(pred, lang):
-                counts[fi]["lid_language"] += 1
-            elif prob < threshold:
-                counts[fi]["lid_threshold"] += 1
-            else:
-                kept.append((fi, sid, s))
-    else:
-        kept = candidates
-    seconds["lid"] += time.process_time() - t0
-    with atomic_open(out_path) as f:
-        for fi, sid, s in kept:
-            f.write(f"{fi}\t{sid}\t{s}\n")
-    n_sent = sum(c["sentences"] for c in counts)
-    save_json(counts_path, {"files": [dict(c) for c in counts],
-                            "seconds": {k: round(v, 4) for k, v in seconds.items()},
-                            "stage_sentences": {"split": n_sent, "filters": n_sent,
-                                                "lid": len(candidates) if threshold is not None else 0}})
-    return counts_path
-
-
-class FilterStep(Step):
-    name = "prepare_filter"
-
-    def key_config(self):
-        return dataclasses.replace(self.config, docs_dir="")
-
-    def paths(self, i: int) -> tuple[str, str, str]:
-        return (str(Path(self.config.docs_dir) / f"docs_{i:05d}.jsonl"),
-                str(self.dir / f"kept_{i:05d}.tsv"), str(self.dir / f"counts_{i:05d}.json"))
-
-    def run(self, runner) -> dict:
-        if self.done():
-            return self.meta()
-        cfg = self.config
-        self.dir.mkdir(parents=True, exist_ok=True)
-        remove_stale_partials(self.dir)
-        todo = [i for i in range(cfg.n_shards) if not Path(self.paths(i)[2]).exists()]
-        runner.map(filter_shard, [(*self.paths(i), cfg.n_files, cfg.lang, cfg.filters,
-                                   cfg.lid_threshold) for i in todo], label=f"prepare {cfg.lang}")
-        return self.finish({"n_shards": cfg.n_shards})
-
-
-# ---------------------------------------------------------------- 3. dedup and write
-
 _NOT_WORD = regex.compile(r"[\p{P}\p{S}\s]+")
 
 
@@ -264,73 +74,36 @@ def output_paths(out_dir, lang: str) -> tuple[Path, Path]:
 
 
 def prepare(inputs, out_dir, config: PrepareConfig, workdir=None, ray: str | None = None,
-            show_progress: bool = True) -> dict:
-    """Run the three steps; write `OUT/<lang>.txt` and `OUT/<lang>.summary.json`."""
-    from xlingua.mining.runner import Runner
-
+            show_progress: bool = True, runner: Runner | None = None, side: str = "") -> dict:
+    """Run the two steps and write `OUT/<lang>.txt` and `OUT/<lang>.summary.json`. Given a
+    `runner` (mine's), its timings get this run's stages, named with `side`."""
     config.validate()
     check_writable(out_dir, is_dir=True)
     workdir = Path(workdir) if workdir else default_workdir()
-    lang = config.lang
+    runner = runner or Runner(ray, show_progress=show_progress)
+    suffix = f"_{side}" if side else ""
     t_start = time.perf_counter()
-    dstep = DocsStep(docs_config(inputs, config), workdir)
     t0 = time.process_time()
-    dmeta = dstep.run()
+    docs = runner.run(DocsStep(docs_config(inputs, config.format, config.shard_docs, config.errors,
+                                           config.max_doc_chars), workdir), f"prepare_docs{suffix}")
     read_s = time.process_time() - t0
     threshold = None
     if config.lid:
-        threshold = config.lid_threshold if config.lid_threshold is not None else lid_threshold(lang)
-    fstep = FilterStep(FilterStepConfig(dstep.key, str(dstep.dir), len(dmeta["shards"]),
-                                        len(dstep.config.paths), lang, config.filters, config.lid,
-                                        threshold), workdir)
-    fstep.run(Runner(ray, show_progress=show_progress))
-
-    counts = [Counter() for _ in dmeta["files"]]
-    seconds, stage_n = Counter(), Counter()
-    out_path, summary_file = output_paths(out_dir, lang)
-    for old in (summary_file, out_path):
-        old.unlink(missing_ok=True)
-    seen: set[bytes] = set()
-    t0 = time.process_time()
-    with atomic_open(out_path) as out:
-        for i in range(fstep.config.n_shards):
-            _, kept_path, counts_path = fstep.paths(i)
-            shard = load_json(counts_path)
-            for c, sc in zip(counts, shard["files"]):
-                c.update(sc)
-            seconds.update(shard["seconds"])
-            stage_n.update(shard["stage_sentences"])
-            with open(kept_path, encoding="utf-8") as f:
-                for line in f:
-                    fi, sid, s = line.rstrip("\n").split("\t", 2)
-                    stage_n["dedup_write"] += 1
-                    if config.dedup:
-                        key = dedup_key(s)
-                        if key in seen:
-                            counts[int(fi)]["duplicate"] += 1
-                            continue
-                        seen.add(key)
-                    counts[int(fi)]["kept"] += 1
-                    out.write(f"{sid}\t{s}\n")
-    seconds["dedup_write"] = time.process_time() - t0
+        threshold = config.lid_threshold if config.lid_threshold is not None else lid_threshold(config.lang)
+    filtered = runner.run(FilterStep(FilterStepConfig(docs, config.lang, config.filters, config.lid, threshold),
+                                     workdir), f"prepare_filter{suffix}")
+    out_path, summary_file = output_paths(out_dir, config.lang)
+    with runner.timed(f"prepare_write{suffix}"):
+        counts, seconds, stage_n = _write(filtered, docs, out_path, summary_file, config.dedup)
     seconds["read"] = read_s
-    stage_n["read"] = sum(f["documents"] for f in dmeta["files"])
-    files = []
-    for meta, c in zip(dmeta["files"], counts):
-        dropped = {r: int(c.get(r, 0)) for r in RULES + ("duplicate",)}
-        files.append({"path": meta["path"], "documents": meta["documents"],
-                      "empty_documents": meta["empty_documents"], "sentences": int(c["sentences"]),
-                      "dropped": dropped, "kept": int(c["kept"])})
-    n_sent = sum(f["sentences"] for f in files)
+    stage_n["read"] = sum(f["documents"] for f in docs.files)
     summary = {
-        "output": str(out_path), "lang": lang,
+        "output": str(out_path), "lang": config.lang,
         "lid": {"used": threshold is not None, "threshold": threshold,
                 "reason": None if threshold is not None else
-                ("disabled" if not config.lid else f"no measured identifier for {lang!r}: script check only")},
-        "files": files,
-        "sentences": n_sent, "kept": sum(f["kept"] for f in files),
-        "dropped": {r: sum(f["dropped"][r] for f in files) for r in RULES + ("duplicate",)},
-        "settings": {**dataclasses.asdict(config), "workdir": str(workdir), "ray": ray},
+                ("disabled" if not config.lid else f"no measured identifier for {config.lang!r}: script check only")},
+        **_file_counts(docs, counts),
+        "settings": {**dataclasses.asdict(config), "workdir": str(workdir), "ray": runner.ray_address},
         "stage_cpu_seconds": {k: round(v, 3) for k, v in seconds.items()},
         # what each stage handled (documents for read) per CPU second of this process
         "stage_items": dict(stage_n),
@@ -344,6 +117,52 @@ def prepare(inputs, out_dir, config: PrepareConfig, workdir=None, ray: str | Non
         out_path.unlink(missing_ok=True)  # sentences without their summary are not a finished run
         raise
     return summary
+
+
+def _write(filtered: Filtered, docs: Documents, out_path: Path, summary_file: Path,
+           dedup: bool) -> tuple[list[Counter], Counter, Counter]:
+    """3. The kept sentences of every shard in order, repeats dropped; counts per input file,
+    CPU seconds and items per stage. An older output and its summary go first."""
+    counts = [Counter() for _ in docs.files]
+    seconds, stage_n = Counter(), Counter()
+    for old in (summary_file, out_path):
+        old.unlink(missing_ok=True)
+    seen: set[bytes] = set()
+    t0 = time.process_time()
+    with atomic_open(out_path) as out:
+        for i in range(filtered.n_shards):
+            kept_path, counts_path = filtered.paths(i)
+            shard = load_json(counts_path)
+            for c, sc in zip(counts, shard["files"]):
+                c.update(sc)
+            seconds.update(shard["seconds"])
+            stage_n.update(shard["stage_sentences"])
+            with open(kept_path, encoding="utf-8") as f:
+                for line in f:
+                    fi, sid, s = line.rstrip("\n").split("\t", 2)
+                    stage_n["dedup_write"] += 1
+                    if dedup:
+                        key = dedup_key(s)
+                        if key in seen:
+                            counts[int(fi)]["duplicate"] += 1
+                            continue
+                        seen.add(key)
+                    counts[int(fi)]["kept"] += 1
+                    out.write(f"{sid}\t{s}\n")
+    seconds["dedup_write"] = time.process_time() - t0
+    return counts, seconds, stage_n
+
+
+def _file_counts(docs: Documents, counts: list[Counter]) -> dict:
+    files = []
+    for meta, c in zip(docs.files, counts):
+        dropped = {r: int(c.get(r, 0)) for r in RULES + ("duplicate",)}
+        files.append({"path": meta["path"], "documents": meta["documents"],
+                      "empty_documents": meta["empty_documents"], "sentences": int(c["sentences"]),
+                      "dropped": dropped, "kept": int(c["kept"])})
+    return {"files": files, "sentences": sum(f["sentences"] for f in files),
+            "kept": sum(f["kept"] for f in files),
+            "dropped": {r: sum(f["dropped"][r] for f in files) for r in RULES + ("duplicate",)}}
 
 
 def default_workdir() -> Path:

@@ -1,12 +1,17 @@
-"""Run a list of independent shard tasks: in this process, or as Ray tasks.
+"""Runs the steps of mining.step, in this process or with their items as Ray tasks, and owns
+what every step shares: skipping a finished step, progress, timing, and writing the summary
+only once all items are done.
 
-Tasks write their own artefacts (atomically) into the work directory, so on a cluster the
-work directory must be on a filesystem every node sees (NFS, a mounted bucket)."""
+Items write their own files (atomically) into the work directory, so on a cluster the work
+directory must be on a filesystem every node sees (NFS, a mounted bucket)."""
 from __future__ import annotations
 
-from typing import Callable, Sequence
+import time
+from contextlib import contextmanager
 
-from xlingua.encoders.base import Encoder
+from xlingua.io import remove_stale_partials
+from xlingua.mining.cache import peak_memory_mb
+from xlingua.mining.step import Output, Step
 
 
 class Runner:
@@ -14,6 +19,7 @@ class Runner:
         self.ray_address = ray_address
         self.local = ray_address is None
         self.show_progress = show_progress
+        self.timings: dict[str, dict] = {}
         if not self.local:
             import ray
 
@@ -21,43 +27,55 @@ class Runner:
                 ray.init(address=None if ray_address == "local" else ray_address,
                          log_to_driver=False)
 
-    def map(self, fn: Callable, args: Sequence[tuple], label: str = "tasks") -> list:
-        if not args:
-            return []
-        if self.local:
-            return self._local(fn, args, label)
-        return self._ray(fn, args, label)
+    def run(self, step: Step, label: str) -> Output:
+        """The step's Output: loaded when its summary exists, else computed (only the items
+        without files) and summarized."""
+        with self.timed(label) as stage:
+            if step.done():
+                stage["cached"] = True
+                return step.load()
+            step.dir.mkdir(parents=True, exist_ok=True)
+            remove_stale_partials(step.dir)  # what a killed run was writing
+            todo = [item for item in step.items() if not step.item_done(item)]
+            if todo:
+                (self._local if self.local else self._ray)(step, todo, label)
+            return step.finish(step.summarize())
 
-    def _local(self, fn, args, label):
-        out = []
-        for i, a in enumerate(args):
-            if self.show_progress and len(args) > 1:
-                print(f"  {label}: shard task {i + 1}/{len(args)}", flush=True)
-            out.append(fn(*a))
-        return out
+    @contextmanager
+    def timed(self, label: str):
+        """Times a block under `label` (a step, or work outside steps such as writing)."""
+        stage = {"cached": False}
+        t0, c0 = time.perf_counter(), time.process_time()
+        yield stage
+        # CPU seconds of this process (all its threads; not Ray workers' work): unlike wall
+        # time, unmoved by other jobs sharing the machine
+        self.timings[label] = {"seconds": round(time.perf_counter() - t0, 3),
+                               "cpu_seconds": round(time.process_time() - c0, 3),
+                               "cached": stage["cached"], "peak_rss_mb": round(peak_memory_mb(), 1)}
 
-    def _ray(self, fn, args, label):
+    def log(self, message: str) -> None:
+        if self.show_progress:
+            print(message, flush=True)
+
+    def _local(self, step, items, label):
+        for n, item in enumerate(items, 1):
+            if len(items) > 1:
+                self.log(f"  {label}: item {n}/{len(items)}")
+            step.run(item, self.show_progress)
+
+    def _ray(self, step, items, label):
         import ray
 
-        remote = ray.remote(_call_with_threads)
+        remote = ray.remote(_run_item)
         threads = _thread_settings()
-        shared: dict[int, object] = {}  # encoder objects go to the object store once
-
-        def put(x):
-            if isinstance(x, Encoder):
-                if id(x) not in shared:
-                    shared[id(x)] = ray.put(x)
-                return shared[id(x)]
-            return x
-
-        refs = [remote.remote(threads, fn, *[put(x) for x in a]) for a in args]
-        done, pending = [], list(refs)
+        shared = ray.put(step)  # the step (an encoder with it) goes to the object store once
+        pending = [remote.remote(threads, shared, item) for item in items]
+        refs, done = list(pending), 0
         while pending:
             ready, pending = ray.wait(pending, num_returns=1)
-            done += ready
-            if self.show_progress:
-                print(f"  {label}: {len(done)}/{len(refs)} Ray tasks done", flush=True)
-        return ray.get(refs)
+            done += len(ready)
+            self.log(f"  {label}: {done}/{len(refs)} Ray tasks done")
+        ray.get(refs)
 
 
 def _thread_settings() -> dict:
@@ -70,10 +88,10 @@ def _thread_settings() -> dict:
     return {"torch": torch.get_num_threads(), "faiss": faiss.omp_get_max_threads()}
 
 
-def _call_with_threads(threads: dict, fn: Callable, *args):
+def _run_item(threads: dict, step: Step, item) -> None:
     import faiss
     import torch
 
     torch.set_num_threads(threads["torch"])
     faiss.omp_set_num_threads(threads["faiss"])
-    return fn(*args)
+    step.run(item, False)  # a worker's progress bars would land in its log

@@ -5,55 +5,74 @@ with the other side's mean vector, exact at O(n d)."""
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 
 import numpy as np
 
-from xlingua.mining.cache import Step, save_npz
+from xlingua.mining.cache import save_npz
+from xlingua.mining.embed import Vectors
+from xlingua.mining.knn import Neighbours
+from xlingua.mining.step import Output, Step, upstream
 from xlingua.similarity.bitext import batch_stat, best_candidates, knn_stat, mean_row
 
 
 @dataclasses.dataclass(frozen=True)
 class ScoreConfig:
-    fwd_key: str
-    bwd_key: str
-    src_embed_key: str
-    tgt_embed_key: str
+    fwd: Neighbours = upstream()
+    bwd: Neighbours = upstream()
+    src_embed: Vectors = upstream()
+    tgt_embed: Vectors = upstream()
     margin: str = "ratio"
     k: int = 4
     alpha: float = 0.5
 
 
-def _stats(knn, n_shards: int, k: int) -> np.ndarray:
+@dataclasses.dataclass(frozen=True)
+class Best(Output):
+    """Each source sentence's best target and each target's best source, with their scores."""
+    margin: str
+    k: int
+    src: int
+    tgt: int
+
+    def load(self) -> dict:
+        with np.load(Path(self.dir) / "best.npz") as z:
+            return {name: z[name] for name in z.files}
+
+
+def _stats(knn: Neighbours, n_shards: int, k: int) -> np.ndarray:
     return np.concatenate([knn_stat(knn.load(i)[0], k) for i in range(n_shards)])
 
 
-def _batch_stats(embed_step, n_shards: int, other_step, n_other: int) -> np.ndarray:
-    other_mean = mean_row(other_step.load(i) for i in range(n_other))
-    return np.concatenate([batch_stat(embed_step.load(i), other_mean) for i in range(n_shards)])
+def _batch_stats(vectors: Vectors, other: Vectors) -> np.ndarray:
+    other_mean = mean_row(other.load(i) for i in range(len(other.sizes)))
+    return np.concatenate([batch_stat(vectors.load(i), other_mean) for i in range(len(vectors.sizes))])
 
 
 class ScoreStep(Step):
-    """Best candidate per source (forward) and per target (backward) with its score."""
+    """One item: best.npz with the best candidate per source (forward) and per target (backward)."""
 
     name = "score"
+    output_type = Best
 
-    def run(self, fwd, bwd, src_emb, tgt_emb, n_src_shards: int, n_tgt_shards: int) -> dict:
-        if self.done():
-            return self.meta()
+    def run(self, item, progress: bool) -> None:
         cfg = self.config
-        self.dir.mkdir(parents=True, exist_ok=True)
+        n_src, n_tgt = len(cfg.src_embed.sizes), len(cfg.tgt_embed.sizes)
         if cfg.margin == "inbatch":
-            x_stat = _batch_stats(src_emb, n_src_shards, tgt_emb, n_tgt_shards)
-            y_stat = _batch_stats(tgt_emb, n_tgt_shards, src_emb, n_src_shards)
+            x_stat = _batch_stats(cfg.src_embed, cfg.tgt_embed)
+            y_stat = _batch_stats(cfg.tgt_embed, cfg.src_embed)
         else:
-            x_stat = _stats(fwd, n_src_shards, cfg.k)
-            y_stat = _stats(bwd, n_tgt_shards, cfg.k)
-        f_score, f_idx = self._best(fwd, n_src_shards, x_stat, y_stat, query_is_src=True)
-        b_score, b_idx = self._best(bwd, n_tgt_shards, y_stat, x_stat, query_is_src=False)
+            x_stat = _stats(cfg.fwd, n_src, cfg.k)
+            y_stat = _stats(cfg.bwd, n_tgt, cfg.k)
+        f_score, f_idx = self._best(cfg.fwd, n_src, x_stat, y_stat, query_is_src=True)
+        b_score, b_idx = self._best(cfg.bwd, n_tgt, y_stat, x_stat, query_is_src=False)
         save_npz(self.dir / "best.npz", fwd_score=f_score, fwd_tgt=f_idx, bwd_score=b_score,
                  bwd_src=b_idx)
-        return self.finish({"margin": cfg.margin, "k": cfg.k, "src": len(f_score),
-                            "tgt": len(b_score)})
+
+    def summarize(self) -> Best:
+        cfg = self.config
+        return self.output({"margin": cfg.margin, "k": cfg.k, "src": int(sum(cfg.src_embed.sizes)),
+                            "tgt": int(sum(cfg.tgt_embed.sizes))})
 
     def _best(self, knn, n_shards, q_stat, db_stat, query_is_src: bool):
         scores, best, start = [], [], 0
@@ -65,7 +84,3 @@ class ScoreStep(Step):
             best.append(j)
             start += len(d)
         return np.concatenate(scores), np.concatenate(best)
-
-    def load(self) -> dict:
-        with np.load(self.dir / "best.npz") as z:
-            return {name: z[name] for name in z.files}
