@@ -26,7 +26,8 @@ import numpy as np
 
 from xlingua.data.benchmarks import read_bucc
 from xlingua.encoders.loading import load_encoder
-from xlingua.evaluation.tasks.bucc import gold_flags, mine_rows
+from xlingua.evaluation.tasks.bucc import gold_flags
+from xlingua.mining.memory import mine_rows
 from xlingua.io import write_json
 from xlingua.similarity.calibrate import best_threshold
 from xlingua.similarity.cosine import paired_cosine

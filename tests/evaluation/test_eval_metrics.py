@@ -2,7 +2,6 @@
 import numpy as np
 import pytest
 
-from xlingua.evaluation.tasks.bucc import mine_rows
 from xlingua.evaluation.tasks.classify import cv_accuracy
 from xlingua.evaluation.tasks.eigen import eigen_similarity, laplacian_spectrum, sampled_eigen_similarity
 from xlingua.evaluation.tasks.retrieval import precision_at_1
@@ -50,26 +49,6 @@ def test_pair_cosines():
     a = np.array([[1.0, 0.0], [3.0, 4.0]])
     b = np.array([[0.0, 2.0], [3.0, 4.0]])
     assert np.allclose(pair_cosines(a, b), [0.0, 1.0])
-
-
-def test_bucc_modes_one_meaning_each():
-    # x0 <-> y0 mutual; x1's best is y0 too (but y0's best is x0); y1's best is x1.
-    x = np.array([[1.0, 0.0], [0.8, 0.6]])
-    y = np.array([[1.0, 0.05], [0.0, 1.0]])
-
-    def pairs(mode):
-        s, a, b = mine_rows(x, y, k=2, margin="absolute", mode=mode)
-        assert list(s) == sorted(s, reverse=True)
-        return list(zip(a.tolist(), b.tolist()))
-
-    assert pairs("forward") == [(0, 0), (1, 0)]
-    assert pairs("backward") == [(0, 0), (1, 1)]
-    assert pairs("intersect") == [(0, 0)]
-    assert pairs("union") == [(0, 0), (1, 0), (1, 1)]
-    # LASER's max: greedy one-to-one by score, so (1, 0) loses y0 to the better (0, 0)
-    assert pairs("max") == [(0, 0), (1, 1)]
-    with pytest.raises(ValueError, match="unknown mode"):
-        mine_rows(x, y, mode="both")
 
 
 def test_precision_at_1_with_sampled_distractors():

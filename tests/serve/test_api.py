@@ -179,7 +179,7 @@ def test_score_align_mine_call_the_commands_code(app, tiny_encoder):
     _error(request(app, "POST", "/align", json={"a": " ".join(f"This is sentence {i}." for i in range(9)), "b": "Ja."}), 413,
            "too_many_sentences", "a")
 
-    from xlingua.evaluation.tasks.bucc import mine_rows
+    from xlingua.mining.memory import mine_rows
 
     mined = request(app, "POST", "/mine", json={"src": src, "tgt": tgt[::-1], "k": 2}).json()["pairs"]
     scores, rows_a, rows_b = mine_rows(tiny_encoder.encode(src), tiny_encoder.encode(tgt[::-1]), k=2)

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from xlingua.evaluation.tasks.bucc import mine_rows
+from xlingua.mining.memory import mine_rows
 from xlingua.similarity.calibrate import set_prf
 from xlingua.similarity.monotone import Bead
 

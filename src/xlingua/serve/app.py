@@ -366,7 +366,7 @@ def create_app(encoder: Encoder, config: ServeConfig) -> FastAPI:
         src, tgt = texts(body.src, "src"), texts(body.tgt, "tgt")
 
         def run():
-            from xlingua.evaluation.tasks.bucc import mine_rows
+            from xlingua.mining.memory import mine_rows
             from xlingua.similarity.select import apply_threshold
 
             found = mine_rows(blocking_embed(src), blocking_embed(tgt), k=body.k, margin=body.margin,

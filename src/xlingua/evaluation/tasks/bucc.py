@@ -1,8 +1,8 @@
 """BUCC 2018 bitext mining (Zweigenbaum et al. 2018) as LASER and XTREME run it: every
 sentence's k nearest neighbours on the other side are its candidates, each keeps its best by
 margin score (ratio margin over k=4 neighbours, Artetxe & Schwenk 2019), the selection mode
-picks the pairs, then a score threshold; precision, recall and F1 x100. Scoring and selection
-are similarity.bitext / similarity.select, the same code `xlingua mine` runs, so the same k,
+picks the pairs, then a score threshold; precision, recall and F1 x100. The pairs come from
+mining.memory, which scores and selects with the code `xlingua mine` runs, so the same k,
 margin and mode give the same pairs.
 
 The shared data holds only BUCC's 'sample' split (the gold of the official test is not public),
@@ -17,26 +17,9 @@ import numpy as np
 from xlingua.data.benchmarks import read_bucc
 from xlingua.evaluation.base import EvalContext, Task, TaskResult, mean
 from xlingua.evaluation.registry import register
-from xlingua.index.search import flat_index, search
-from xlingua.similarity.bitext import batch_stat, both_directions, mean_row
+from xlingua.mining.memory import mine_rows
 from xlingua.similarity.calibrate import best_threshold, two_fold
-from xlingua.similarity.cosine import normalize_rows
-from xlingua.similarity.margin import check_score
-from xlingua.similarity.select import MODES, select_pairs
-
-
-def mine_rows(x: np.ndarray, y: np.ndarray, k: int = 4, margin: str = "ratio", mode: str = "max",
-              alpha: float = 0.5) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(scores, rows of x, rows of y) of the pairs `mode` selects, by descending score, from
-    exact k-nearest-neighbour lists both ways (no threshold)."""
-    check_score(margin)
-    x, y = normalize_rows(x), normalize_rows(y)
-    fwd = search(flat_index([y]), x, k)
-    bwd = search(flat_index([x]), y, k)
-    stats = None
-    if margin == "inbatch":
-        stats = (batch_stat(x, mean_row([y])), batch_stat(y, mean_row([x])))
-    return select_pairs(both_directions(fwd, bwd, k, margin, alpha, stats), mode)
+from xlingua.similarity.select import MODES
 
 
 def gold_flags(a: np.ndarray, b: np.ndarray, gold: set[tuple[int, int]]) -> np.ndarray:

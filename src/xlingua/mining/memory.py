@@ -1,0 +1,26 @@
+"""Mining vectors held in memory: exact kNN both ways, margin scores, the mode's pairs. What the
+server's /mine, the bucc task and document alignment's baseline run; on a corpus that fits in
+memory it picks the pairs the `mine` pipeline picks (same similarity.bitext and .select)."""
+from __future__ import annotations
+
+import numpy as np
+
+from xlingua.index.search import flat_index, search
+from xlingua.similarity.bitext import batch_stat, both_directions, mean_row
+from xlingua.similarity.cosine import normalize_rows
+from xlingua.similarity.margin import check_score
+from xlingua.similarity.select import select_pairs
+
+
+def mine_rows(x: np.ndarray, y: np.ndarray, k: int = 4, margin: str = "ratio", mode: str = "max",
+              alpha: float = 0.5) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(scores, rows of x, rows of y) of the pairs `mode` selects, by descending score, from
+    exact k-nearest-neighbour lists both ways (no threshold)."""
+    check_score(margin)
+    x, y = normalize_rows(x), normalize_rows(y)
+    fwd = search(flat_index([y]), x, k)
+    bwd = search(flat_index([x]), y, k)
+    stats = None
+    if margin == "inbatch":
+        stats = (batch_stat(x, mean_row([y])), batch_stat(y, mean_row([x])))
+    return select_pairs(both_directions(fwd, bwd, k, margin, alpha, stats), mode)
