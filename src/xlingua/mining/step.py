@@ -22,7 +22,7 @@ from typing import ClassVar, Sequence
 from xlingua.io import stable_hash
 from xlingua.mining.cache import load_json, save_json
 
-_UPSTREAM, _KEYED, _PATH = "upstream", "keyed", "path"
+_UPSTREAM, _KEYED = "upstream", "keyed"
 
 
 def upstream(*, key: bool = True):
@@ -31,14 +31,14 @@ def upstream(*, key: bool = True):
     return dataclasses.field(metadata={_UPSTREAM: True, _KEYED: key})
 
 
-def path_field(default=dataclasses.MISSING):
-    """Where something is: the key ignores it, so moved files keep their cache."""
-    return dataclasses.field(default=default, metadata={_PATH: True, _KEYED: False})
-
-
 def unkeyed(default=dataclasses.MISSING):
     """A setting that changes no output (so not the key), e.g. how many texts go to a batch."""
     return dataclasses.field(default=default, metadata={_KEYED: False})
+
+
+def path_field(default=dataclasses.MISSING):
+    """Where something is, not what it holds: outside the key, so moved files keep their cache."""
+    return unkeyed(default)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -76,6 +76,7 @@ class Step:
     # ---- the key and the directory
 
     def key_fields(self) -> dict:
+        """The config as the key sees it: inputs by their keys, unkeyed fields empty."""
         out = {}
         for f in dataclasses.fields(self.config):
             value = getattr(self.config, f.name)
