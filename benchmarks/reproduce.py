@@ -1,0 +1,1030 @@
+"""Each paper's claim, reproduced at equal compute: one comparison per paper, one table a user
+can rerun.
+
+    python benchmarks/reproduce.py onealigner --dry-run   # the plan: runs, steps, pairs seen, cost
+    python benchmarks/reproduce.py onealigner             # train, evaluate, write the table
+    python benchmarks/reproduce.py muse --dev-only        # train and read dev only
+
+Papers: onealigner, dueam, muse, laser, meaning (docs/reproductions.md says what each claims).
+
+A comparison is a list of training runs (a base recipe from configs/ with overrides: tasks,
+steps, batch, seed), the evaluations they need and the claims read from them. Every run starts
+from e5-small, trains on ../shared/corpora/general plus the project's existing training sets
+and is checked before anything runs:
+
+- equal compute: every run of a comparison has the same settings (start model, steps, batch,
+  sequence length, learning rate and schedule...), so the same steps and the same pairs seen;
+  only the tasks and the seed differ, and a plan where anything else differs is refused;
+- the objectives accept their options (a run whose objective lacks an option is reported as
+  blocked and not started);
+- one setting is repeated with another seed: the noise is |seed 0 - seed 1| of the claim's
+  figure on that setting, and it stands beside every difference.
+
+Training goes through the CLI only (`xlingua train RUN/recipe.yaml -o RUN [--resume]`, the
+derived recipe written into the run directory). A run whose `done.json` matches its recipe is
+not rerun; a run killed after a checkpoint resumes from it (`--resume`, which ends with the
+weights of an unbroken run); a run killed before its first checkpoint starts again. Dev figures
+(the general corpus's dev slices, retrieval) come from the trainer's log; the evaluation sets
+are read once, by `xlingua eval`, after every run of the comparison has finished. The table
+goes to runs/reproduce/PAPER/table.json and table.md.
+
+Verdict of a claim "A - B > t" (t = 0 for "A beats B"; t = -2 for "A within 2 points of B"):
+"reproduced" when A - B - t > noise, "reproduced in direction" when 0 < A - B - t <= noise (or
+the noise was not measured), "not reproduced" otherwise.
+"""
+
+import argparse
+import copy
+import datetime as _dt
+import gzip
+import hashlib
+import json
+import os
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+REPO = Path(__file__).resolve().parents[1]
+CONFIGS = REPO / "configs"
+DEFAULT_ROOT = Path("runs") / "reproduce"
+START = "e5-small:torch"  # the start of the default model
+# the general corpus's 20 dev languages (xlingua.data.general.DEV_LANGS): the dev slices
+DEV_LANGS = ["ar", "de", "el", "es", "et", "fi", "fr", "hi", "ja", "ko",
+             "ne", "ro", "ru", "si", "sw", "ta", "th", "tr", "vi", "zh"]
+# Tatoeba's file codes of the languages the plans train on
+TATOEBA_CODE = {"ar": "ara", "de": "deu", "es": "spa", "fr": "fra", "it": "ita", "ja": "jpn", "ko": "kor",
+                "nl": "nld", "pl": "pol", "pt": "por", "ru": "rus", "th": "tha", "tr": "tur", "zh": "cmn",
+                "zh-Hant": "cmn"}
+# Cost model (docs/results.md, "Training" and "Embedding speed", 2-core AMD EPYC): 12 steps of
+# batch 32 at max length 64 took 61.6 s in fp32; bundled:torch (fp32) embeds 46.4 sentences/s.
+REF_STEP_SECONDS, REF_BATCH, REF_LENGTH = 61.6 / 12, 32, 64
+SENTENCES_PER_SECOND = 46.4
+HARD_NEGATIVE_COST = 1.5  # a third encoder pass per step
+# settings a comparison may vary between its runs; everything else must be equal
+VARIED = ("tasks", "seed", "output_dir")
+DONE = "done.json"
+RECIPE = "recipe.yaml"
+
+
+class PlanError(ValueError):
+    """A plan that must not run (unequal compute, a run directory holding another run)."""
+
+
+# -- what a comparison is --------------------------------------------------------------------
+@dataclass(frozen=True)
+class Run:
+    """A training run: `recipe` (a file of configs/) with `overrides` of its top-level keys."""
+    name: str
+    recipe: str
+    overrides: dict
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class Eval:
+    """One `xlingua eval` call: `model` is a run's name (its final model) or an encoder spec."""
+    name: str
+    model: str
+    tasks: tuple
+    opts: tuple = ()
+
+
+@dataclass(frozen=True)
+class Job:
+    """Any other command (e.g. `xlingua meaning train`), done once it has exited 0 (rerun with
+    the same arguments otherwise); `output` is a result file claims read. `{dir}` in either is
+    the paper's directory."""
+    name: str
+    argv: tuple
+    output: str = ""
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class Measure:
+    """A figure of one task of an eval result: the mean of `keys`, from the task's summary or
+    averaged over its rows (`only` these rows, or all but `exclude`)."""
+    task: str
+    keys: tuple
+    label: str
+    rows: bool = False
+    only: tuple = ()
+    exclude: tuple = ()
+
+    def value(self, result: dict) -> float:
+        task = result["tasks"][self.task]
+        if not self.rows:
+            return _mean(task["summary"][k] for k in self.keys)
+        names = [n for n in task["rows"] if (not self.only or n in self.only) and n not in self.exclude]
+        if not names:
+            raise KeyError(f"no rows of {self.task} left after only={self.only} exclude={self.exclude}")
+        return _mean(_mean(task["rows"][n][k] for k in self.keys) for n in names)
+
+
+@dataclass(frozen=True)
+class Ref:
+    """A measured figure: `measure` of the result of eval (or job) `source`; `entry` picks one
+    result of a file holding several (benchmarks/meaning.py's)."""
+    source: str
+    measure: Measure
+    entry: str = ""
+
+    @property
+    def key(self) -> str:
+        """SOURCE, or SOURCE#ENTRY."""
+        return f"{self.source}#{self.entry}" if self.entry else self.source
+
+
+@dataclass(frozen=True)
+class Fixed:
+    """A figure already recorded: what it is, and where it is recorded (docs/results.md...)."""
+    value: float
+    what: str
+    source: str = ""
+
+
+@dataclass(frozen=True)
+class Claim:
+    """The paper claims A - B > threshold. Its noise is measured on the comparison's repeated
+    setting, `noise_pair` = (Ref.key of seed 0, Ref.key of seed 1): |seed 0 - seed 1| of the
+    claim's figure there (of A - B when A and B are two figures of one result); or it is
+    `fixed_noise`, or unmeasured."""
+    name: str
+    a: Ref | Fixed
+    b: Ref | Fixed
+    threshold: float = 0.0
+    noise_pair: tuple | None = None
+    fixed_noise: Fixed | None = None
+    paper: str = ""
+
+
+@dataclass
+class Comparison:
+    paper: str
+    title: str
+    runs: list = field(default_factory=list)
+    evals: list = field(default_factory=list)
+    jobs: list = field(default_factory=list)
+    claims: list = field(default_factory=list)
+    data: dict = field(default_factory=dict)   # {placeholder: writer(path)} files the recipes read
+
+
+def _mean(values) -> float:
+    values = [float(v) for v in values]
+    if not values:
+        raise ValueError("mean of nothing")
+    return sum(values) / len(values)
+
+
+# -- bookkeeping: recipes, plan, equal compute, done / resume --------------------------------------
+def derive_recipe(run: Run, configs: Path = CONFIGS) -> dict:
+    """The base recipe with the run's overrides; early stopping and time budgets off (they
+    would end runs at unequal steps). `output_dir` is set when the run is placed."""
+    base = yaml.safe_load((Path(configs) / run.recipe).read_text(encoding="utf-8")) or {}
+    recipe = {**base, **copy.deepcopy(run.overrides)}
+    recipe["early_stopping_patience"] = 0
+    recipe["max_minutes"] = 0.0
+    return recipe
+
+
+def fill(value, data: dict):
+    """`value` with every {placeholder} string of `data` replaced (recipes, job arguments)."""
+    if isinstance(value, dict):
+        return {k: fill(v, data) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(fill(v, data) for v in value)
+    if isinstance(value, str):
+        for key, path in data.items():
+            value = value.replace("{" + key + "}", str(path))
+    return value
+
+
+def recipe_hash(recipe: dict) -> str:
+    """What decides a run: the recipe without its output directory."""
+    ident = {k: v for k, v in recipe.items() if k != "output_dir"}
+    return hashlib.sha256(json.dumps(ident, sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+
+def task_steps(recipe: dict) -> dict | None:
+    """Optimizer steps per task: tasks take turns under `sampling: cycle`; None when drawn at random."""
+    names = [t["name"] for t in recipe["tasks"]]
+    steps = int(recipe["max_steps"])
+    if recipe.get("sampling", "cycle") != "cycle":
+        return None
+    return {n: steps // len(names) + (i < steps % len(names)) for i, n in enumerate(names)}
+
+
+def examples_seen(recipe: dict) -> int:
+    """Pairs (examples) one run sees: steps x batch x gradient accumulation (one process)."""
+    return int(recipe["max_steps"]) * int(recipe["batch_size"]) * int(recipe.get("grad_accum", 1))
+
+
+def plan_row(run: Run, recipe: dict) -> dict:
+    per_task = task_steps(recipe)
+    batch = int(recipe["batch_size"]) * int(recipe.get("grad_accum", 1))
+    return {"run": run.name, "recipe": run.recipe, "model": recipe["model"], "seed": recipe.get("seed", 0),
+            "steps": int(recipe["max_steps"]), "batch": batch, "pairs_seen": examples_seen(recipe),
+            "task_steps": per_task,
+            "task_pairs": {k: v * batch for k, v in per_task.items()} if per_task else None,
+            "objectives": [t["objective"] for t in recipe["tasks"]], "note": run.note}
+
+
+def check_equal_compute(recipes: dict[str, dict]) -> dict:
+    """Every run of a comparison must agree on every setting but the tasks and the seed (so on
+    steps, batch and pairs seen, start model, length, schedule); returns the shared settings,
+    or raises PlanError naming each difference."""
+    if not recipes:
+        raise PlanError("a comparison needs at least one run")
+    keys = sorted({k for r in recipes.values() for k in r} - set(VARIED))
+    differ = {}
+    for key in keys:
+        values = {name: r.get(key) for name, r in recipes.items()}
+        if len({json.dumps(v, sort_keys=True, default=str) for v in values.values()}) > 1:
+            differ[key] = values
+    if differ:
+        said = "; ".join(f"{k}: " + ", ".join(f"{n}={v!r}" for n, v in vals.items()) for k, vals in differ.items())
+        raise PlanError(f"unequal compute or settings between the runs of one comparison ({said})")
+    first = next(iter(recipes.values()))
+    return {k: first.get(k) for k in keys}
+
+
+def preflight(recipe: dict, where: str = "recipe") -> str | None:
+    """Why the run cannot start, or None: the recipe is read as `xlingua train` reads it, and
+    each task's objective is built with its options (no data, no model)."""
+    from xlingua.objectives import task_class
+    from xlingua.training.config import config_from_dict
+
+    try:
+        config = config_from_dict(recipe, where=where)
+    except ValueError as exc:
+        return str(exc)
+    for task in config.tasks:
+        try:
+            task_class(task.objective)(task, [("a", "b", 0)], 8)
+        except (TypeError, ValueError) as exc:
+            return f"objective {task.objective!r} does not take options {task.options}: {exc}"
+    return None
+
+
+def run_state(run_dir: Path, recipe: dict) -> str:
+    """"done" (its done.json matches the recipe and final/ is there), "resume" (a checkpoint
+    to go on from) or "new". A done.json of another recipe raises PlanError."""
+    run_dir = Path(run_dir)
+    done = run_dir / DONE
+    if done.exists():
+        record = json.loads(done.read_text(encoding="utf-8"))
+        if record.get("recipe_hash") != recipe_hash(recipe):
+            raise PlanError(f"{run_dir} holds a finished run of another recipe (hash {record.get('recipe_hash')}, "
+                            f"planned {recipe_hash(recipe)}): remove it or use another --root")
+        if (run_dir / "final").is_dir():
+            return "done"
+    return "resume" if (run_dir / "checkpoint.pt").exists() else "new"
+
+
+def train_command(run_dir: Path, state: str) -> list[str]:
+    argv = ["train", str(Path(run_dir) / RECIPE), "-o", str(run_dir)]
+    return argv + (["--resume"] if state == "resume" else [])
+
+
+def read_log(run_dir: Path) -> list[dict]:
+    path = Path(run_dir) / "log.jsonl"
+    if not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+
+
+def finish_run(run_dir: Path, recipe: dict) -> dict:
+    """After `xlingua train` exits 0: check the log reached max_steps and write done.json
+    (steps, pairs seen, seconds, the last dev figures)."""
+    log = read_log(run_dir)
+    steps = max((r["step"] for r in log if "loss" in r), default=0)
+    if steps != int(recipe["max_steps"]) or not (Path(run_dir) / "final").is_dir():
+        raise RuntimeError(f"{run_dir}: training stopped at step {steps} of {recipe['max_steps']}")
+    evals = [r for r in log if "eval" in r]
+    seconds = max((r.get("seconds", 0.0) for r in log if "loss" in r), default=0.0)
+    record = {"recipe_hash": recipe_hash(recipe), "steps": steps, "pairs_seen": examples_seen(recipe),
+              "task_steps": _steps_from_log(log), "seconds": seconds,
+              "dev": evals[-1]["eval"] if evals else {}, "dev_step": evals[-1]["step"] if evals else None,
+              "dev_start": evals[0]["eval"] if evals and evals[0]["step"] == 0 else {},
+              "date": _now()}
+    _write_json(Path(run_dir) / DONE, record)
+    return record
+
+
+def _steps_from_log(log: list[dict]) -> dict:
+    """Steps each task took, from the log (only exact when every step is logged)."""
+    counts: dict[str, int] = {}
+    for r in log:
+        if "task" in r:
+            counts[r["task"]] = counts.get(r["task"], 0) + 1
+    return counts
+
+
+def eval_done(path: Path, model: str) -> bool:
+    if not Path(path).exists():
+        return False
+    result = json.loads(Path(path).read_text(encoding="utf-8"))
+    return bool(result.get("complete")) and result.get("model") == model
+
+
+def eval_command(model: str, e: Eval, out: Path) -> list[str]:
+    argv = ["eval", "-m", model, *e.tasks, "-o", str(out)]
+    for o in e.opts:
+        argv += ["--opt", o]
+    return argv
+
+
+# -- claims and verdicts ---------------------------------------------------------------------
+def noise(seed0: float, seed1: float) -> float:
+    """Run-to-run noise of one figure: |seed 0 - seed 1| on the repeated setting."""
+    return abs(seed0 - seed1)
+
+
+def verdict(diff: float, noise_level: float | None, threshold: float = 0.0) -> str:
+    """The claim is diff = A - B > threshold: "reproduced" when it holds by more than the noise,
+    "reproduced in direction" when it holds within the noise (or the noise is unmeasured),
+    "not reproduced" when it does not hold."""
+    margin = diff - threshold
+    if margin <= 0:
+        return "not reproduced"
+    if noise_level is None or margin <= noise_level:
+        return "reproduced in direction"
+    return "reproduced"
+
+
+def value_of(ref: Ref | Fixed, results: dict, key: str | None = None) -> float:
+    """The figure `ref` names, or its measure read from the result `key` (SOURCE or SOURCE#ENTRY)."""
+    if isinstance(ref, Fixed):
+        return ref.value
+    source, _, entry = (key or ref.key).partition("#")
+    if source not in results or (entry and entry not in results[source]):
+        raise LookupError(source + (f"#{entry}" if entry else ""))
+    result = results[source]
+    return ref.measure.value(result[entry] if entry else result)
+
+
+def claim_noise(claim: Claim, results: dict) -> float | None:
+    """|seed 0 - seed 1| on the repeated setting of what the claim compares: the figure itself
+    when A and B come from different runs, A - B when they are two figures of one result."""
+    if claim.noise_pair is None:
+        return None if claim.fixed_noise is None else claim.fixed_noise.value
+    seed0, seed1 = claim.noise_pair
+    a, b = claim.a, claim.b
+    if isinstance(a, Ref) and isinstance(b, Ref) and a.key == b.key:
+        return noise(value_of(a, results, seed0) - value_of(b, results, seed0),
+                     value_of(a, results, seed1) - value_of(b, results, seed1))
+    return noise(value_of(a, results, seed0), value_of(a, results, seed1))
+
+
+def claim_row(claim: Claim, results: dict, blocked: dict | None = None) -> dict:
+    """The claim's figures, difference, noise and verdict; a claim whose figures are missing
+    says which (blocked runs, or not yet run)."""
+    row = {"claim": claim.name, "paper": claim.paper, "threshold": claim.threshold,
+           "measure": _label(claim.a), "a": _describe(claim.a), "b": _describe(claim.b),
+           "sources": sorted({r.source for r in (claim.a, claim.b, claim.fixed_noise)
+                              if isinstance(r, Fixed) and r.source})}
+    needed = ({r.source for r in (claim.a, claim.b) if isinstance(r, Ref)}
+              | {k.partition("#")[0] for k in claim.noise_pair or ()})
+    stopped = {s: (blocked or {})[s] for s in sorted(needed) if s in (blocked or {})}
+    if stopped:
+        return {**row, "verdict": "not run: " + "; ".join(f"{s}: {why}" for s, why in stopped.items())}
+    try:
+        a, b = value_of(claim.a, results), value_of(claim.b, results)
+        level = claim_noise(claim, results)
+    except LookupError as missing:
+        return {**row, "verdict": f"not yet run ({missing.args[0]})"}
+    source = (f"|{claim.noise_pair[0]} - {claim.noise_pair[1]}|" if claim.noise_pair
+              else claim.fixed_noise.what if claim.fixed_noise else "not measured")
+    return {**row, "value_a": a, "value_b": b, "diff": a - b, "noise": level, "noise_source": source,
+            "verdict": verdict(a - b, level, claim.threshold)}
+
+
+def _label(ref) -> str:
+    return ref.measure.label if isinstance(ref, Ref) else ref.what.split(", ")[0]
+
+
+def _describe(ref) -> str:
+    if isinstance(ref, Fixed):
+        return ref.what
+    return f"{ref.source}" + (f" [{ref.entry}]" if ref.entry else "")
+
+
+# -- data the recipes read ------------------------------------------------------------------
+def write_ordered_english(path: Path, lang: str = "de", sources=("ntrex", "newstest")) -> Path:
+    """English news in reading order for next-sentence (response) ranking: the English side of
+    ../shared/corpora/general/SOURCE/LANG-en.tsv.gz (NTREX and the WMT news test sets keep
+    their documents in order). A paragraph ends at every headline (a line not ending in . ! or ?,
+    closing quotes and brackets aside) and at every sentence held out for the general dev slices; both are left out."""
+    from xlingua.data.general import dev_english, general_root
+
+    held = dev_english()
+    paragraphs, current = [], []
+    for source in sources:
+        with gzip.open(general_root() / source / f"{lang}-en.tsv.gz", "rt", encoding="utf-8") as f:
+            for line in f:
+                english = line.rstrip("\n").split("\t")[1].strip()
+                if english in held or not english.rstrip("\"'\u201d\u2019)").endswith((".", "!", "?")):
+                    paragraphs.append(current)
+                    current = []
+                else:
+                    current.append(english)
+        paragraphs.append(current)
+        current = []
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".partial")
+    tmp.write_text("\n\n".join("\n".join(p) for p in paragraphs if len(p) > 1) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+    return path
+
+
+# -- the comparisons --------------------------------------------------------------------------
+STEPS, BATCH, LENGTH = 600, 32, 64
+COMMON = {"model": START, "max_steps": STEPS, "batch_size": BATCH, "max_seq_length": LENGTH,
+          "warmup_steps": 60, "schedule": "linear", "sampling": "cycle", "precision": "fp32",
+          "log_every": 1, "eval_every": STEPS, "checkpoint_every": 100,
+          "eval": {"general_langs": DEV_LANGS, "limit": 200}}
+
+
+def general(langs=None, limit=None) -> dict:
+    spec = {"type": "general"}
+    if langs is not None:
+        spec["langs"] = list(langs)
+    if limit:
+        spec["limit"] = limit
+    return spec
+
+
+def ranking(data, name="translation", **options) -> dict:
+    return {"name": name, "objective": "translation_ranking", "data": data,
+            "options": {"scale": 20, "margin": 0.2, **options}}
+
+
+def aligner(data, name="onealigner", **options) -> dict:
+    return {"name": name, "objective": "onealigner", "data": data,
+            "options": {"alpha": 0.5, "temperature": 5, "layer": -1, **options}}
+
+
+def _run(name, recipe, tasks, seed=0, note="") -> Run:
+    return Run(name, recipe, {**COMMON, "tasks": tasks, "seed": seed}, note)
+
+
+TATOEBA_BOTH = ("acc cosine xx-en", "acc cosine en-xx")
+TATOEBA_MARGIN = ("acc margin xx-en", "acc margin en-xx")
+
+
+def tatoeba_outside(langs) -> tuple:
+    return tuple(TATOEBA_CODE[l] for l in langs)
+
+
+def onealigner() -> Comparison:
+    recipe = "train_onealigner_de_en.yaml"
+    runs = [
+        _run("de", recipe, [aligner(general(["de"]))], note="one rich pair, de-en"),
+        _run("de_seed1", recipe, [aligner(general(["de"]))], seed=1, note="the noise: de-en again, seed 1"),
+        _run("zh", recipe, [aligner(general(["zh"]))], note="one pair of another family, zh-en"),
+        _run("all", recipe, [{**aligner(general()), "temperature": 3.3}],
+             note="all 158 pairs, languages drawn with p ~ n^0.3 (as the default model's recipe)"),
+        _run("cosine", recipe, [aligner(general(["de"]), similarity="cosine")],
+             note="(b) cosine as the training similarity: needs a `similarity` option in the onealigner objective"),
+        _run("row", recipe, [aligner(general(["de"]), negatives="row")],
+             note="(c) N-1 negatives per row: needs a `negatives` option in the onealigner objective"),
+        _run("ranking_de", recipe, [ranking(general(["de"]), margin=0.0)],
+             note="(b)+(c) together: cosine with N-1 negatives per row and direction (translation ranking)"),
+    ]
+    tasks = ("tatoeba:all", "sts:sts17,sts17_extended")
+    evals = [Eval("start", START, tasks)] + [Eval(r.name, r.name, tasks) for r in runs]
+    tato = Measure("tatoeba:all", TATOEBA_BOTH, "Tatoeba, all 84 languages, cosine accuracy, both directions")
+    sts = Measure("sts:sts17,sts17_extended", ("sts17 cross-lingual spearman",), "STS17 cross-lingual Spearman")
+    repeat = ("de", "de_seed1")  # the noise: de-en twice, seeds 0 and 1
+    paper_a = "one rich pair reaches within 2.0 points of all pairs at the same data budget (abstract)"
+    claims = [
+        Claim("(a) de-en within 2 points of all pairs", Ref("de", tato), Ref("all", tato), -2.0, repeat, paper=paper_a),
+        Claim("(a) de-en within 2 points of all pairs", Ref("de", sts), Ref("all", sts), -2.0, repeat, paper=paper_a),
+        Claim("(a) zh-en within 2 points of all pairs", Ref("zh", tato), Ref("all", tato), -2.0, repeat, paper=paper_a),
+        Claim("(a) zh-en within 2 points of all pairs", Ref("zh", sts), Ref("all", sts), -2.0, repeat, paper=paper_a),
+    ]
+    for name, other, what in (("(b) in-batch normalised BERTScore beats cosine", "cosine", "training similarity"),
+                              ("(c) N^2-N negatives beat N-1", "row", "negatives"),
+                              ("(b)+(c) OneAligner's loss beats cosine ranking", "ranking_de", "loss")):
+        for m in (tato, sts):
+            claims.append(Claim(name, Ref("de", m), Ref(other, m), 0.0, repeat, paper=f"OneAligner's {what}"))
+    return Comparison("onealigner", "OneAligner (Niu et al. 2022)", runs, evals, claims=claims)
+
+
+DUEAM_LANGS = ["de", "fr", "es", "ar", "tr"]
+DUEAM_PAIRS = [p for l in DUEAM_LANGS for p in (f"en-{l}", f"{l}-en")]
+
+
+def dueam() -> Comparison:
+    recipe = "train_dueam_weak.yaml"
+    rank = ranking(general(DUEAM_LANGS))
+    weak = {"name": "dueam", "objective": "dueam", "data": {"type": "dueam_weak", "pairs": DUEAM_PAIRS},
+            "options": {"lam": 0.003, "wmd_method": "emd"}}
+    runs = [
+        _run("ranking", recipe, [rank], note="translation ranking alone, general de/fr/es/ar/tr-en"),
+        _run("ranking_seed1", recipe, [rank], seed=1, note="the noise: ranking alone again, seed 1"),
+        _run("multitask", recipe, [rank, weak],
+             note="translation ranking and the frozen anchor's WMD on XNLI dev pairs (labels unused), in turn"),
+    ]
+    tasks = ("tatoeba:all", "sts:sts17,sts17_extended")
+    evals = [Eval("start", START, tasks)] + [Eval(r.name, r.name, tasks) for r in runs]
+    sts = Measure("sts:sts17,sts17_extended", ("sts17 cross-lingual spearman",), "STS17 cross-lingual Spearman")
+    outside = Measure("tatoeba:all", TATOEBA_BOTH, "Tatoeba languages outside the training pairs, cosine, both directions",
+                      rows=True, exclude=tatoeba_outside(DUEAM_LANGS))
+    paper = "the anchor's WMD as weak supervision, multi-task, helps cross-lingual STS and zero-shot languages"
+    claims = [Claim("WMD weak supervision + ranking beats ranking alone", Ref("multitask", m), Ref("ranking", m),
+                    0.0, ("ranking", "ranking_seed1"), paper=paper) for m in (sts, outside)]
+    return Comparison("dueam", "DuEAM (Goswami et al. 2021)", runs, evals, claims=claims)
+
+
+MUSE_LANGS = ["ar", "de", "es", "fr", "it", "ja", "ko", "nl", "pl", "pt", "ru", "th", "tr", "zh", "zh-Hant"]
+XNLI_MUSE = ["ar", "de", "en", "es", "fr", "ru", "th", "tr", "zh"]
+
+
+def muse() -> Comparison:
+    recipe = "train_muse_multitask.yaml"
+    data = general(MUSE_LANGS, limit=2000)
+    rank = ranking(data)
+    nli = {"name": "nli", "objective": "nli", "data": {"type": "xnli", "langs": XNLI_MUSE}, "options": {"hidden": 512}}
+    nexts = {"name": "next_sentence", "objective": "response_ranking",
+             "data": {"type": "ordered_text", "paths": ["{ordered_en}"]}, "options": {"hidden": 512, "scale": 20}}
+    runs = [
+        _run("ranking", recipe, [rank], note="translation ranking alone, mUSE's 15 languages, 2,000 pairs each"),
+        _run("ranking_seed1", recipe, [rank], seed=1, note="the noise: ranking alone again, seed 1"),
+        _run("multitask", recipe, [rank, nli, nexts],
+             note="ranking + NLI (XNLI dev) + next-sentence ranking (English news in order), one step each in turn"),
+        _run("hard_negatives", recipe, [ranking(data, hard_negatives=1)],
+             note="ranking with 1 hard negative per pair, mined with the start model"),
+    ]
+    tasks = ("tatoeba", "sts:sts17,sts17_extended,stsb", "retrieval")
+    evals = [Eval("start", START, tasks)] + [Eval(r.name, r.name, tasks) for r in runs]
+    spec = "sts:sts17,sts17_extended,stsb"
+    mono = Measure(spec, ("sts17 monolingual spearman",), "STS17 monolingual Spearman")
+    cross = Measure(spec, ("sts17 cross-lingual spearman",), "STS17 cross-lingual Spearman")
+    stsb = Measure(spec, ("stsb spearman",), "STSb test Spearman (English)")
+    m30k = Measure("retrieval", ("multi30k p@1 xx-en", "multi30k p@1 en-xx"), "Multi30k P@1 among 1,000, both directions")
+    tato = Measure("tatoeba", TATOEBA_BOTH, "Tatoeba-36 (27 present), cosine accuracy, both directions")
+    rep = ("ranking", "ranking_seed1")
+    claims = [Claim("multi-task beats translation ranking alone", Ref("multitask", m), Ref("ranking", m), 0.0, rep,
+                    paper="representations are enhanced by multi-task training (abstract)")
+              for m in (mono, cross, stsb, m30k, tato)]
+    claims += [Claim("hard negatives beat in-batch negatives only", Ref("hard_negatives", m), Ref("ranking", m),
+                     0.0, rep, paper="ranking with hard negatives (mUSE's translation task)") for m in (m30k, tato, cross)]
+    ablation = "docs/xlingua-small.md, 'What each task contributes' (240 steps, dev; EPYC, 2026-11-24)"
+    table1 = ("docs/history.md, '(e) mUSE Table 1' (50 translation steps each, l10n 4 languages, batch 16; "
+              "EPYC, 2026-11-23)")
+    claims += [
+        Claim("default model's ablation: distill+rank+sts beats rank alone",
+              Fixed(82.89, "stsb_multi_mt dev Spearman, distill+rank+sts", ablation),
+              Fixed(72.85, "stsb_multi_mt dev Spearman, rank alone", ablation), paper="multi-task helps STS"),
+        Claim("default model's ablation: distill+rank+sts beats rank alone",
+              Fixed(98.88, "dev retrieval mean, distill+rank+sts", ablation),
+              Fixed(99.12, "dev retrieval mean, rank alone", ablation), paper="multi-task helps retrieval"),
+        Claim("earlier small run: multi-task beats ranking alone",
+              Fixed(73.1, "STS17-extended cross-lingual Spearman, multi-task", table1),
+              Fixed(73.6, "STS17-extended cross-lingual Spearman, ranking alone", table1), paper="multi-task helps STS"),
+        Claim("earlier small run: multi-task beats ranking alone",
+              Fixed(80.9, "STS17-extended monolingual Spearman, multi-task", table1),
+              Fixed(81.4, "STS17-extended monolingual Spearman, ranking alone", table1), paper="multi-task helps STS"),
+    ]
+    return Comparison("muse", "mUSE (Chidambaram et al. 2019)", runs, evals, claims=claims,
+                      data={"ordered_en": ("data/ntrex_english_ordered.txt", write_ordered_english)})
+
+
+# LASER's XNLI figures (src/xlingua/references/laser.json, the paper's Table 1)
+LASER_XNLI_EN = 73.9
+LASER_XNLI_OTHERS = (71.9, 72.9, 72.6, 72.8, 74.2, 72.1, 69.6, 71.4, 72.0, 69.2, 71.4, 65.5, 62.2, 61.0)
+LASER_XNLI_DROP = LASER_XNLI_EN - sum(LASER_XNLI_OTHERS) / len(LASER_XNLI_OTHERS)
+
+
+def laser() -> Comparison:
+    model = "bundled"
+    evals = [Eval("default", model, ("tatoeba", "bucc", "xnli")),
+             Eval("default_bucc_cosine", model, ("bucc",), ("margin=absolute",)),
+             Eval("default_xnli_seed1", model, ("xnli",), ("seed=1",))]
+    margin = Measure("tatoeba", TATOEBA_MARGIN, "Tatoeba-36 (27 present), both directions")
+    cosine = Measure("tatoeba", TATOEBA_BOTH, "Tatoeba-36 (27 present), both directions")
+    bucc = Measure("bucc", ("zh-en f1 best",), "BUCC zh-en F1, best threshold")
+    others = Measure("xnli", ("accuracy non-en",), "XNLI accuracy, 14 languages other than English")
+    english = Measure("xnli", ("accuracy",), "XNLI accuracy, English", rows=True, only=("en",))
+    exact = Fixed(0.0, "deterministic: no seed in this measurement")
+    e5 = "docs/results.md, 'Evaluation' (e5-small, then the default; EPYC, 2026-11-22/23)"
+    mining = "docs/history.md, 'Mining' (benchmarks/mine_bucc.py --only margin, mode max; EPYC, 2026-11-23)"
+    paper_xnli = f"LASER's English-trained classifier loses {LASER_XNLI_DROP:.1f} points on the other 14 languages"
+    claims = [
+        Claim("ratio margin beats cosine (Tatoeba)", Ref("default", margin), Ref("default", cosine), 0.0,
+              fixed_noise=exact, paper="margin accounts for the scale inconsistencies of cosine"),
+        Claim("ratio margin beats cosine (BUCC)", Ref("default", bucc), Ref("default_bucc_cosine", bucc), 0.0,
+              fixed_noise=exact, paper="margin accounts for the scale inconsistencies of cosine"),
+        Claim("zero-shot XNLI: the drop from English within LASER's", Ref("default", others), Ref("default", english),
+              -LASER_XNLI_DROP, ("default", "default_xnli_seed1"), paper=paper_xnli),
+        Claim("ratio margin beats cosine (Tatoeba), e5-small", Fixed(89.5, "Tatoeba-36, ratio margin, e5-small", e5),
+              Fixed(84.7, "Tatoeba-36, cosine, e5-small", e5),
+              fixed_noise=exact, paper="margin accounts for the scale inconsistencies of cosine"),
+        Claim("ratio margin beats cosine (BUCC), e5-small", Fixed(87.7, "BUCC zh-en F1, ratio margin, e5-small", mining),
+              Fixed(80.9, "BUCC zh-en F1, cosine, e5-small", mining),
+              fixed_noise=exact, paper="margin accounts for the scale inconsistencies of cosine"),
+        Claim("ratio margin beats cosine (BUCC), use", Fixed(92.0, "BUCC zh-en F1, ratio margin, use", mining),
+              Fixed(91.7, "BUCC zh-en F1, cosine, use", mining),
+              fixed_noise=exact, paper="margin accounts for the scale inconsistencies of cosine"),
+    ]
+    return Comparison("laser", "LASER as a mining system (Artetxe & Schwenk 2019)", evals=evals, claims=claims)
+
+
+MEANING_ARGS = ("--langs=", "--pairs", "0", "--general", "mlqe-pe,flores-v1,newstest,ntrex",
+                "--general-langs", "de,zh,et,ne,ro,si,ru", "--extra", "xnli-dev,stsb-mt-train",
+                "--patience", "5", "--max-epochs", "40", "--snapshot-every", "1", "--residual", "--lr", "2e-5")
+
+
+def meaning() -> Comparison:
+    recorded = "docs/results.md 'Meaning embeddings' (EPYC, 2026-11-24)"
+    jobs = [Job("xs_seed0", ("xlingua", "meaning", "train", "-o", "{dir}/xs_seed0", "--base", "xlingua-small",
+                             *MEANING_ARGS, "--seed", "0")),
+            Job("xs_seed1", ("xlingua", "meaning", "train", "-o", "{dir}/xs_seed1", "--base", "xlingua-small",
+                             *MEANING_ARGS, "--seed", "1"), note="the noise: the same MLPs, seed 1"),
+            Job("table", ("python", "benchmarks/meaning.py", "--base", "xlingua-small", "--scorers", "cosine",
+                          "--model", "seed0={dir}/xs_seed0", "--model", "seed1={dir}/xs_seed1",
+                          "--out", "{dir}/meaning_table.json"), output="{dir}/meaning_table.json")]
+    qe = Measure("qe", ("pearson",), "WMT20 QE test20 Pearson, mean of 6 pairs")
+    cross = Measure("sts:sts17_extended", ("sts17_extended cross-lingual pearson",),
+                    "STS2017-extended cross-lingual Pearson")
+    paper = "meaning embeddings beat the original embedding on QE and cross-lingual STS (abstract)"
+    repeat = ("table#seed0 cosine", "table#seed1 cosine")  # seed 1's MLPs against seed 0's
+    claims = [Claim("meaning embeddings beat cosine, xlingua-small", Ref("table", m, "seed0 cosine"),
+                    Ref("table", m, "base cosine"), 0.0, repeat, paper=paper) for m in (qe, cross)]
+    for what, xs_cos, xs_mean, e5_cos, e5_mean in (("QE test20 Pearson", 0.371, 0.397, 0.270, 0.382),
+                                                  ("STS2017-extended cross-lingual Pearson", 76.1, 75.3, 69.5, 63.2)):
+        for base, cos, mean in (("xlingua-small", xs_cos, xs_mean), ("e5-small", e5_cos, e5_mean)):
+            claims.append(Claim(f"meaning embeddings beat cosine, {base} (recorded)",
+                                Fixed(mean, f"{what}, {base} + meaning MLPs", recorded),
+                                Fixed(cos, f"{what}, {base} cosine", recorded), paper=paper))
+    return Comparison("meaning", "Meaning embeddings (Tiyajamorn et al. 2021)", jobs=jobs, claims=claims)
+
+
+COMPARISONS = {"onealigner": onealigner, "dueam": dueam, "muse": muse, "laser": laser, "meaning": meaning}
+
+
+# -- running a comparison -----------------------------------------------------------------------
+@dataclass
+class Planned:
+    run: Run
+    template: dict      # the recipe before its paths are filled in: what done.json is checked against
+    recipe: dict        # what `xlingua train` reads
+    dir: Path
+    state: str          # new | resume | done | blocked
+    blocked: str | None = None
+
+
+def plan(comp: Comparison, paper_dir: Path, configs: Path = CONFIGS) -> tuple[list[Planned], dict]:
+    """Every run placed under paper_dir, checked for equal compute (PlanError otherwise) and
+    preflighted; returns the runs and the settings they share."""
+    templates = {r.name: derive_recipe(r, configs) for r in comp.runs}
+    shared = check_equal_compute(templates) if templates else {}
+    paths = data_paths(comp, paper_dir)
+    out = []
+    for run in comp.runs:
+        run_dir = paper_dir / run.name
+        recipe = {**fill(templates[run.name], paths), "output_dir": str(run_dir)}
+        why = preflight(recipe, where=f"{run.name} ({run.recipe} + overrides)")
+        state = "blocked" if why else run_state(run_dir, templates[run.name])
+        out.append(Planned(run, templates[run.name], recipe, run_dir, state, why))
+    return out, shared
+
+
+def data_paths(comp: Comparison, paper_dir: Path) -> dict:
+    return {"dir": paper_dir, **{k: paper_dir / rel for k, (rel, _) in comp.data.items()}}
+
+
+def cli_argv(argv) -> list[str]:
+    """`xlingua ...` and `python ...` as this interpreter runs them."""
+    argv = [str(a) for a in argv]
+    if argv[0] == "xlingua":
+        return [sys.executable, "-m", "xlingua.cli", *argv[1:]]
+    if argv[0] == "python":  # a script of this repository's benchmarks/
+        script = argv[1]
+        return [sys.executable, str(REPO / script) if script.startswith("benchmarks/") else script, *argv[2:]]
+    return [sys.executable, "-m", "xlingua.cli", *argv]
+
+
+def execute(argv, log: Path) -> None:
+    """Run a command, its output appended to `log`; an error names the log and shows its end."""
+    env = {**os.environ, "PYTHONPATH": str(REPO / "src") + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    log.parent.mkdir(parents=True, exist_ok=True)
+    with open(log, "a", encoding="utf-8") as f:
+        f.write(f"\n$ {' '.join(map(str, argv))}  # {_now()}\n")
+        f.flush()
+        code = subprocess.run(cli_argv(argv), env=env, stdout=f, stderr=subprocess.STDOUT).returncode
+    if code:
+        tail = "".join(log.read_text(encoding="utf-8", errors="replace").splitlines(True)[-15:])
+        raise RuntimeError(f"exit {code}: {' '.join(map(str, argv))}\n(see {log})\n{tail}")
+
+
+def train_run(p: Planned, runner=execute) -> dict:
+    """Train one planned run through `xlingua train` unless done; returns its done.json."""
+    if p.state == "done":
+        return json.loads((p.dir / DONE).read_text(encoding="utf-8"))
+    if p.state == "blocked":
+        raise PlanError(f"{p.run.name} is blocked: {p.blocked}")
+    p.dir.mkdir(parents=True, exist_ok=True)
+    (p.dir / RECIPE).write_text(yaml.safe_dump(p.recipe, sort_keys=False, allow_unicode=True), encoding="utf-8")
+    runner(["xlingua", *train_command(p.dir, p.state)], p.dir / "train.out")
+    record = finish_run(p.dir, p.template)
+    p.state = "done"
+    return record
+
+
+def eval_model(e: Eval, planned: dict[str, Planned]) -> str:
+    return str(planned[e.model].dir / "final") if e.model in planned else e.model
+
+
+def run_job(job: Job, paper_dir: Path, runner=execute) -> None:
+    argv = fill(list(job.argv), {"dir": paper_dir})
+    marker = paper_dir / "jobs" / f"{job.name}.done.json"
+    ident = hashlib.sha256(json.dumps(fill(list(job.argv), {"dir": "{dir}"})).encode()).hexdigest()[:16]
+    if marker.exists() and json.loads(marker.read_text(encoding="utf-8")).get("argv_hash") == ident:
+        return
+    runner(argv, paper_dir / "jobs" / f"{job.name}.out")
+    _write_json(marker, {"argv_hash": ident, "argv": argv, "date": _now()})
+
+
+def job_done(job: Job, paper_dir: Path) -> bool:
+    return (paper_dir / "jobs" / f"{job.name}.done.json").exists()
+
+
+def collect(comp: Comparison, paper_dir: Path, planned: dict[str, Planned]) -> dict:
+    """Every finished result: evals by name, job outputs by job name."""
+    results = {}
+    for e in comp.evals:
+        path = paper_dir / "eval" / f"{e.name}.json"
+        if eval_done(path, eval_model(e, planned)):
+            results[e.name] = json.loads(path.read_text(encoding="utf-8"))
+    for job in comp.jobs:
+        out = Path(fill(job.output, {"dir": paper_dir})) if job.output else None
+        if out and job_done(job, paper_dir) and out.exists():
+            results[job.name] = json.loads(out.read_text(encoding="utf-8"))
+    return results
+
+
+def reproduce(paper: str, root: Path = DEFAULT_ROOT, dry_run: bool = False, dev_only: bool = False,
+              configs: Path = CONFIGS, comparison: Comparison | None = None, runner=execute, echo=print) -> dict:
+    """Plan, (unless dry_run) train what is not done, evaluate once every run is done, write the
+    table; returns it."""
+    comp = comparison or COMPARISONS[paper]()
+    paper_dir = Path(root) / comp.paper
+    runs, shared = plan(comp, paper_dir, configs)
+    planned = {p.run.name: p for p in runs}
+    echo(describe_plan(comp, runs, shared, paper_dir))
+    if dry_run:
+        return {}
+    for key, (rel, writer) in comp.data.items():
+        if not (paper_dir / rel).exists():
+            writer(paper_dir / rel)
+    for p in runs:
+        if p.state != "blocked":
+            echo(f"== {comp.paper}/{p.run.name}: {p.state}")
+            train_run(p, runner)
+    for job in comp.jobs:
+        echo(f"== {comp.paper}/{job.name}")
+        run_job(job, paper_dir, runner)
+    trained = all(p.state in ("done", "blocked") for p in runs)
+    if trained and not dev_only:
+        for e in comp.evals:
+            model = eval_model(e, planned)
+            if e.model in planned and planned[e.model].state == "blocked":
+                continue
+            out = paper_dir / "eval" / f"{e.name}.json"
+            if not eval_done(out, model):
+                echo(f"== {comp.paper}/eval/{e.name}")
+                runner(["xlingua", *eval_command(model, e, out)], paper_dir / "eval" / f"{e.name}.out")
+    table = build_table(comp, runs, shared, collect(comp, paper_dir, planned))
+    write_table(paper_dir, table)
+    echo(table_markdown(table))
+    return table
+
+
+# -- cost -------------------------------------------------------------------------------------
+def eval_sentences(spec: str, data_dir=None) -> int | None:
+    """Sentences one `xlingua eval` task embeds at most (repeats counted; the cache embeds each
+    once), or None for a task this does not count."""
+    from xlingua.data import benchmarks as B
+
+    name, _, subset = spec.partition(":")
+    if name == "tatoeba":
+        from xlingua.evaluation.tasks.tatoeba import subset_langs
+
+        langs, _ = subset_langs(subset or "tatoeba36", B.tatoeba_langs(data_dir))
+        return sum(2 * len(B.read_tatoeba(l, data_dir)[0]) for l in langs)
+    if name == "sts":
+        groups = subset.split(",") if subset and subset != "all" else list(B.STS_GROUPS)
+        return sum(2 * len(p.s1) for g in groups for p in B.read_sts_group(g, data_dir))
+    if name == "bucc":
+        data = B.read_bucc("zh", "dev", data_dir)
+        return len(data.src) + len(data.tgt)
+    if name == "xnli":
+        from xlingua.data.nli import XNLI_LANGS
+
+        return 2 * (len(B.read_xnli_split("en", "dev", data_dir))
+                    + sum(len(B.read_xnli_split(l, "test", data_dir)) for l in XNLI_LANGS))
+    if name == "retrieval":
+        from xlingua.evaluation.tasks.retrieval import MULTI30K_LANGS, l10n_langs
+
+        sets = subset.split(",") if subset and subset != "all" else ["l10n", "multi30k"]
+        n = sum(2 * len(B.read_l10n(l, "dev")[0]) for l in l10n_langs()) if "l10n" in sets else 0
+        if "multi30k" in sets:
+            n += len(B.read_multi30k("en", data_dir=data_dir)) * (1 + len(MULTI30K_LANGS))
+        return n
+    return None
+
+
+def train_estimate(recipe: dict) -> float:
+    """CPU seconds of one run on the reference machine (see REF_STEP_SECONDS): its steps, the
+    dev evaluations at step 0 and at the end, and mining hard negatives."""
+    hard = any(t.get("options", {}).get("hard_negatives") for t in recipe["tasks"])
+    step = REF_STEP_SECONDS * recipe["batch_size"] * recipe.get("grad_accum", 1) / REF_BATCH \
+        * recipe["max_seq_length"] / REF_LENGTH * (HARD_NEGATIVE_COST if hard else 1.0)
+    ev = recipe.get("eval") or {}
+    n_evals = (1 + recipe["max_steps"] // recipe["eval_every"]) if recipe.get("eval_every") else 0
+    dev = n_evals * 2 * len(ev.get("general_langs", [])) * ev.get("limit", 500)
+    mining = 0
+    for t in recipe["tasks"]:
+        data = t["data"] if isinstance(t["data"], dict) else {}
+        if t.get("options", {}).get("hard_negatives") and data.get("limit") and data.get("langs"):
+            mining += 2 * data["limit"] * len(data["langs"])
+    return recipe["max_steps"] * step + (dev + mining) / SENTENCES_PER_SECOND
+
+
+def _hours(seconds: float | None) -> str:
+    return "?" if seconds is None else f"{seconds / 3600:.1f} h"
+
+
+def describe_plan(comp: Comparison, runs: list[Planned], shared: dict, paper_dir: Path) -> str:
+    lines = [f"# {comp.paper}: {comp.title} -> {paper_dir}"]
+    if runs:
+        s = shared
+        lines.append(f"equal compute: every run {s['max_steps']} steps x batch {s['batch_size']} "
+                     f"(x{s.get('grad_accum', 1)} accumulation) = {examples_seen(runs[0].template):,} pairs seen; start "
+                     f"{s['model']}, max length {s['max_seq_length']}, lr {s['lr']}, {s['schedule']} schedule, "
+                     f"warm-up {s['warmup_steps']}, {s.get('precision', 'fp32')}; only tasks and seed differ")
+        lines.append("runs (training; dev = general dev slices at step 0 and at the end):")
+    total = 0.0
+    for p in runs:
+        row = plan_row(p.run, p.template)
+        per = ", ".join(f"{k} {v} steps / {row['task_pairs'][k]:,} pairs" for k, v in row["task_steps"].items()) \
+            if row["task_steps"] else "drawn at random"
+        if p.state == "blocked":
+            lines.append(f"  {p.run.name:16} BLOCKED: {p.blocked}")
+            continue
+        cost = train_estimate(p.recipe)
+        total += cost if p.state != "done" else 0.0
+        lines.append(f"  {p.run.name:16} {p.state:7} seed {row['seed']}  {row['steps']} steps x {row['batch']} = "
+                     f"{row['pairs_seen']:,} pairs ({per}); ~{_hours(cost)}: {p.run.note}")
+        lines.append(f"  {'':16} $ xlingua {' '.join(train_command(p.dir, p.state))}")
+    if comp.jobs:
+        lines.append("jobs:")
+        for job in comp.jobs:
+            state = "done" if job_done(job, paper_dir) else "new"
+            lines.append(f"  {job.name:16} {state:7} $ {' '.join(fill(list(job.argv), {'dir': paper_dir}))}")
+    if comp.evals:
+        lines.append("evaluations (evaluation sets, read once after every run has finished):")
+        planned = {p.run.name: p for p in runs}
+        counted: dict[str, int | None] = {}
+        seen: set = set()  # a task already run on the same model embeds nothing new (the cache)
+        for e in comp.evals:
+            if e.model in planned and planned[e.model].state == "blocked":
+                lines.append(f"  {e.name:16} skipped: its run is blocked")
+                continue
+            sizes = [0 if (e.model, t) in seen else counted.setdefault(t, _safe_count(t)) for t in e.tasks]
+            seen.update((e.model, t) for t in e.tasks)
+            n = None if any(x is None for x in sizes) else sum(sizes)
+            cost = None if n is None else n / SENTENCES_PER_SECOND
+            total += cost or 0.0
+            out = paper_dir / "eval" / f"{e.name}.json"
+            lines.append(f"  {e.name:16} {'done' if eval_done(out, eval_model(e, planned)) else 'new':7} "
+                         f"{'?' if n is None else f'{n:,}'} sentences, ~{_hours(cost)}")
+            lines.append(f"  {'':16} $ xlingua {' '.join(eval_command(eval_model(e, planned), e, out))}")
+    lines.append(f"claims: {len(comp.claims)}; estimated time still to spend: ~{_hours(total)} "
+                 f"(2-core CPU reference, docs/results.md; a GPU takes a small fraction; jobs not counted)")
+    return "\n".join(lines)
+
+
+def _safe_count(spec: str) -> int | None:
+    try:
+        return eval_sentences(spec)
+    except (OSError, ValueError, KeyError):
+        return None
+
+
+# -- the table --------------------------------------------------------------------------------
+def build_table(comp: Comparison, runs: list[Planned], shared: dict, results: dict) -> dict:
+    blocked = {p.run.name: p.blocked for p in runs if p.state == "blocked"}
+    blocked.update({e.name: blocked[e.model] for e in comp.evals if e.model in blocked})
+    run_rows = []
+    for p in runs:
+        row = {**plan_row(p.run, p.template), "state": p.state, "blocked": p.blocked}
+        if p.state == "done":
+            done = json.loads((p.dir / DONE).read_text(encoding="utf-8"))
+            row.update({"seconds": done.get("seconds"), "dev_mean": done.get("dev", {}).get("mean"),
+                        "dev_mean_start": done.get("dev_start", {}).get("mean")})
+        run_rows.append(row)
+    measures = {}
+    for c in comp.claims:
+        for ref in (c.a, c.b):
+            if isinstance(ref, Ref):
+                measures[ref.measure.label] = ref.measure
+    figures = {}
+    for source, result in results.items():
+        entries = [(source, result)] if "tasks" in result else [(f"{source}#{k}", v) for k, v in result.items()]
+        for name, res in entries:
+            for label, m in measures.items():
+                try:
+                    figures.setdefault(name, {})[label] = m.value(res)
+                except (KeyError, ValueError):
+                    pass
+    return {"paper": comp.paper, "title": comp.title, "date": _now(), "shared_settings": shared,
+            "runs": run_rows, "figures": figures,
+            "claims": [claim_row(c, results, blocked) for c in comp.claims]}
+
+
+def table_markdown(table: dict) -> str:
+    out = [f"## {table['title']}", "", f"Written {table['date']}.", ""]
+    out += ["| claim | figure | A | B | A - B | claimed | noise | verdict |", "|---|---|---|---|---:|---:|---:|---|"]
+    sources: list[str] = []
+    for c in table["claims"]:
+        claimed = "> 0" if not c["threshold"] else f"> {_num(c['threshold'])}"
+        marks = ""
+        for src in c.get("sources", []):
+            if src not in sources:
+                sources.append(src)
+            marks += f" [{sources.index(src) + 1}]"
+        if "diff" in c:
+            noise_ = "unmeasured" if c["noise"] is None else _num(c["noise"])
+            out.append(f"| {c['claim']}{marks} | {c['measure']} | {_num(c['value_a'])} ({c['a']}) | "
+                       f"{_num(c['value_b'])} ({c['b']}) | {_num(c['diff'], sign=True)} | {claimed} | {noise_} | "
+                       f"{c['verdict']} |")
+        else:
+            out.append(f"| {c['claim']}{marks} | {c['measure']} | {c['a']} | {c['b']} | | {claimed} | | {c['verdict']} |")
+    if sources:
+        out += [""] + [f"[{i}] {src}" for i, src in enumerate(sources, 1)]
+    if table["runs"]:
+        out += ["", "| run | state | seed | steps x batch = pairs seen | steps per task | dev retrieval start -> end | training s |",
+                "|---|---|---:|---|---|---|---:|"]
+        for r in table["runs"]:
+            per = ", ".join(f"{k} {v}" for k, v in (r["task_steps"] or {}).items())
+            dev = (f"{r['dev_mean_start']:.2f} -> {r['dev_mean']:.2f}" if r.get("dev_mean") is not None
+                   and r.get("dev_mean_start") is not None else "")
+            state = r["state"] if r["state"] != "blocked" else f"blocked: {r['blocked']}"
+            out.append(f"| {r['run']} | {state} | {r['seed']} | {r['steps']} x {r['batch']} = {r['pairs_seen']:,} | "
+                       f"{per} | {dev} | {r.get('seconds') or ''} |")
+    if table["figures"]:
+        labels = sorted({l for f in table["figures"].values() for l in f})
+        out += ["", "| result | " + " | ".join(labels) + " |", "|---" + "|---:" * len(labels) + "|"]
+        for name, f in table["figures"].items():
+            out.append(f"| {name} | " + " | ".join(f"{f[l]:.2f}" if l in f else "" for l in labels) + " |")
+    return "\n".join(out) + "\n"
+
+
+def _num(x: float, sign: bool = False) -> str:
+    """Two decimals, three for figures under 1 (correlations)."""
+    digits = 3 if abs(x) < 1 else 2
+    return f"{x:+.{digits}f}" if sign else f"{x:.{digits}f}"
+
+
+def write_table(paper_dir: Path, table: dict) -> None:
+    _write_json(paper_dir / "table.json", table)
+    tmp = paper_dir / "table.md.partial"
+    tmp.write_text(table_markdown(table), encoding="utf-8")
+    os.replace(tmp, paper_dir / "table.md")
+
+
+def _write_json(path: Path, obj) -> None:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".partial")
+    tmp.write_text(json.dumps(obj, indent=1, default=str) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def _now() -> str:
+    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("paper", choices=sorted(COMPARISONS))
+    ap.add_argument("--root", default=str(DEFAULT_ROOT), help="where runs, evaluations and the table go")
+    ap.add_argument("--dry-run", action="store_true", help="print the plan and the commands; run nothing")
+    ap.add_argument("--dev-only", action="store_true", help="train and read dev figures; leave the evaluation sets")
+    args = ap.parse_args(argv)
+    try:
+        reproduce(args.paper, Path(args.root), dry_run=args.dry_run, dev_only=args.dev_only)
+    except PlanError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,183 @@
+"""benchmarks/reproduce.py's bookkeeping on a tiny model and toy data: every run of a comparison
+at equal steps and pairs seen (an unequal plan is refused), objectives that lack an option
+blocked before anything runs, a finished run not rerun, a killed run resumed from its checkpoint
+without repeating steps, the noise and the verdict rule on hand-made numbers."""
+import json
+
+import pytest
+import yaml
+
+from tests.benchmark_script import load_benchmark
+from tests.training.conftest import PAIRS, make_tiny_model_dir
+
+R = load_benchmark("reproduce")
+
+
+# -- the verdict rule -------------------------------------------------------------------------
+def test_verdict_rule_on_hand_made_numbers():
+    assert R.noise(71.0, 69.5) == pytest.approx(1.5)
+    assert R.verdict(3.0, 1.5) == "reproduced"
+    assert R.verdict(1.0, 1.5) == "reproduced in direction"        # holds, but within the noise
+    assert R.verdict(1.5, 1.5) == "reproduced in direction"        # equal to the noise is not beyond it
+    assert R.verdict(0.0, 0.1) == "not reproduced"
+    assert R.verdict(-2.0, 0.1) == "not reproduced"
+    assert R.verdict(0.4, None) == "reproduced in direction"       # noise not measured: never "reproduced"
+    # "A within 2 points of B" is A - B > -2
+    assert R.verdict(-1.0, 0.5, threshold=-2.0) == "reproduced"
+    assert R.verdict(-1.8, 0.5, threshold=-2.0) == "reproduced in direction"
+    assert R.verdict(-2.5, 0.5, threshold=-2.0) == "not reproduced"
+
+
+def result(**summary):
+    return {"complete": True, "tasks": {"t": {"summary": summary, "rows": {}}}}
+
+
+def test_claim_rows_measure_difference_noise_and_verdict():
+    m = R.Measure("t", ("acc",), "accuracy")
+    results = {"a": result(acc=80.0), "a_seed1": result(acc=78.5), "b": result(acc=77.0)}
+    row = R.claim_row(R.Claim("A beats B", R.Ref("a", m), R.Ref("b", m), 0.0, ("a", "a_seed1")), results)
+    assert (row["diff"], row["noise"], row["verdict"]) == (pytest.approx(3.0), pytest.approx(1.5), "reproduced")
+    # the noise pair may be another setting than A's: the claim's figure is read there
+    results.update(c=result(acc=76.0), c_seed1=result(acc=70.0))
+    row = R.claim_row(R.Claim("A beats B", R.Ref("a", m), R.Ref("b", m), 0.0, ("c", "c_seed1")), results)
+    assert (row["noise"], row["verdict"]) == (pytest.approx(6.0), "reproduced in direction")
+    within = R.claim_row(R.Claim("A within 2 of B", R.Ref("b", m), R.Ref("a", m), -2.0, ("a", "a_seed1")), results)
+    assert (within["diff"], within["verdict"]) == (pytest.approx(-3.0), "not reproduced")
+    missing = R.claim_row(R.Claim("x", R.Ref("a", m), R.Ref("d", m), 0.0, ("a", "a_seed1")), results)
+    assert missing["verdict"] == "not yet run (d)" and "diff" not in missing
+    blocked = R.claim_row(R.Claim("x", R.Ref("a", m), R.Ref("d", m)), results, {"d": "no such option"})
+    assert blocked["verdict"] == "not run: d: no such option"
+    recorded = R.claim_row(R.Claim("x", R.Fixed(89.5, "doc"), R.Fixed(84.7, "doc")), {})
+    assert (recorded["noise"], recorded["verdict"]) == (None, "reproduced in direction")
+
+
+def test_noise_of_two_figures_of_one_result_is_taken_on_their_difference():
+    rows = {"en": {"accuracy": 66.0}, "de": {"accuracy": 60.0}}
+    seed0 = {"tasks": {"xnli": {"summary": {"others": 60.0}, "rows": rows}}}
+    seed1 = {"tasks": {"xnli": {"summary": {"others": 59.0}, "rows": {**rows, "en": {"accuracy": 67.0}}}}}
+    others = R.Measure("xnli", ("others",), "others")
+    english = R.Measure("xnli", ("accuracy",), "en", rows=True, only=("en",))
+    claim = R.Claim("drop within 4", R.Ref("x", others), R.Ref("x", english), -4.0, ("x", "x1"))
+    row = R.claim_row(claim, {"x": seed0, "x1": seed1})
+    assert row["diff"] == pytest.approx(-6.0)
+    assert row["noise"] == pytest.approx(2.0)  # |(60 - 66) - (59 - 67)|
+    assert row["verdict"] == "not reproduced"
+    outside = R.Measure("xnli", ("accuracy",), "not en", rows=True, exclude=("en",))
+    assert outside.value(seed0) == pytest.approx(60.0)
+
+
+# -- plans on a tiny model ---------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def toy(tmp_path_factory):
+    """A configs folder with one base recipe over a tiny BERT and a pair file."""
+    root = tmp_path_factory.mktemp("toy")
+    model = make_tiny_model_dir(root / "model")
+    pairs = root / "pairs.tsv"
+    pairs.write_text("".join(f"{a}\t{b}\n" for a, b in PAIRS))
+    configs = root / "configs"
+    configs.mkdir()
+    (configs / "base.yaml").write_text(yaml.safe_dump({
+        "model": str(model), "output_dir": "unused", "max_steps": 99, "batch_size": 4, "max_seq_length": 16,
+        "lr": 1e-3, "warmup_steps": 1, "log_every": 1, "checkpoint_every": 1, "eval_every": 0,
+        "tasks": [{"name": "x", "objective": "translation_ranking", "data": {"type": "tsv", "path": str(pairs)}}]}))
+    return {"configs": configs, "pairs": str(pairs)}
+
+
+def toy_run(toy, name, objective="translation_ranking", seed=0, steps=2, batch=4, **options):
+    task = {"name": objective, "objective": objective, "data": {"type": "tsv", "path": toy["pairs"]}, "options": options}
+    return R.Run(name, "base.yaml", {"max_steps": steps, "batch_size": batch, "tasks": [task], "seed": seed})
+
+
+def test_a_plan_at_equal_compute_counts_steps_and_pairs_seen(toy, tmp_path):
+    runs = [toy_run(toy, "rank"), toy_run(toy, "rank_seed1", seed=1), toy_run(toy, "aligner", "onealigner", layer=1)]
+    planned, shared = R.plan(R.Comparison("toy", "toy", runs), tmp_path, toy["configs"])
+    rows = [R.plan_row(p.run, p.template) for p in planned]
+    assert {(r["steps"], r["batch"], r["pairs_seen"]) for r in rows} == {(2, 4, 8)}
+    assert [p.state for p in planned] == ["new"] * 3
+    assert shared["max_steps"] == 2 and shared["early_stopping_patience"] == 0 and shared["max_minutes"] == 0
+    two_tasks = dict(runs[0].overrides, tasks=runs[0].overrides["tasks"] + runs[2].overrides["tasks"], max_steps=3)
+    assert R.task_steps(two_tasks) == {"translation_ranking": 2, "onealigner": 1}  # cycled, one step each in turn
+
+
+@pytest.mark.parametrize("change", [{"steps": 3}, {"batch": 8}])
+def test_a_plan_with_unequal_compute_is_refused(toy, tmp_path, change):
+    runs = [toy_run(toy, "rank"), toy_run(toy, "other", **{"seed": 0, **change})]
+    key = "max_steps" if "steps" in change else "batch_size"
+    with pytest.raises(R.PlanError, match=rf"unequal compute.*{key}: rank=\d+, other=\d+"):
+        R.plan(R.Comparison("toy", "toy", runs), tmp_path, toy["configs"])
+
+
+def test_an_objective_without_the_option_blocks_its_run_before_anything_runs(toy, tmp_path):
+    runs = [toy_run(toy, "aligner", "onealigner", layer=1), toy_run(toy, "cosine", "onealigner", similarity="cosine")]
+    planned, _ = R.plan(R.Comparison("toy", "toy", runs), tmp_path, toy["configs"])
+    assert planned[0].state == "new" and planned[0].blocked is None
+    assert planned[1].state == "blocked" and "similarity" in planned[1].blocked
+    with pytest.raises(R.PlanError, match="blocked"):
+        R.train_run(planned[1], runner=lambda *a: pytest.fail("a blocked run must not start"))
+
+
+def test_a_finished_run_is_not_rerun_and_a_killed_one_resumes_without_repeating_steps(toy, tmp_path, monkeypatch):
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")
+    comp = R.Comparison("toy", "toy", [toy_run(toy, "rank")])
+    (p,), _ = R.plan(comp, tmp_path, toy["configs"])
+    calls = []
+    record = R.train_run(p, runner=lambda argv, log: (calls.append(argv), R.execute(argv, log)))
+    assert calls[0][:2] == ["xlingua", "train"] and "--resume" not in calls[0]
+    assert yaml.safe_load((p.dir / "recipe.yaml").read_text())["output_dir"] == str(p.dir)
+    assert (record["steps"], record["pairs_seen"], record["task_steps"]) == (2, 8, {"translation_ranking": 2})
+    assert json.loads((p.dir / "done.json").read_text())["recipe_hash"] == R.recipe_hash(p.template)
+
+    (again,), _ = R.plan(comp, tmp_path, toy["configs"])
+    assert again.state == "done"
+    assert R.train_run(again, runner=lambda *a: pytest.fail("a finished run was started again")) == record
+
+    # killed after its last checkpoint, before the final model: resumed, no step trained twice
+    (p.dir / "done.json").unlink()
+    import shutil
+
+    shutil.rmtree(p.dir / "final")
+    (killed,), _ = R.plan(comp, tmp_path, toy["configs"])
+    assert killed.state == "resume"
+    calls.clear()
+    R.train_run(killed, runner=lambda argv, log: (calls.append(argv), R.execute(argv, log)))
+    assert calls[0][-1] == "--resume"
+    steps = [r["step"] for r in R.read_log(p.dir) if "loss" in r]
+    assert steps == [1, 2]
+    assert (p.dir / "done.json").exists() and (p.dir / "final").is_dir()
+
+
+def test_run_state_new_resume_done_and_a_directory_of_another_recipe(toy, tmp_path):
+    recipe = R.derive_recipe(toy_run(toy, "rank"), toy["configs"])
+    run_dir = tmp_path / "rank"
+    run_dir.mkdir()
+    (run_dir / "log.jsonl").write_text('{"step": 1, "loss": 1.0}\n')  # killed before its first checkpoint
+    assert R.run_state(run_dir, recipe) == "new"
+    (run_dir / "checkpoint.pt").write_bytes(b"")
+    assert R.run_state(run_dir, recipe) == "resume"
+    assert R.train_command(run_dir, "resume")[-1] == "--resume" and "--resume" not in R.train_command(run_dir, "new")
+    (run_dir / "done.json").write_text(json.dumps({"recipe_hash": R.recipe_hash(recipe)}))
+    (run_dir / "final").mkdir()
+    assert R.run_state(run_dir, recipe) == "done"
+    other = R.derive_recipe(toy_run(toy, "rank", seed=5), toy["configs"])
+    with pytest.raises(R.PlanError, match="another recipe"):
+        R.run_state(run_dir, other)
+
+
+def test_the_papers_comparisons_run_at_equal_compute_with_a_repeated_seed(tmp_path):
+    for name, make in R.COMPARISONS.items():
+        comp = make()
+        runs, shared = R.plan(comp, tmp_path / name)
+        steps = {R.plan_row(p.run, p.template)["pairs_seen"] for p in runs}
+        assert len(steps) <= 1, name
+        if runs:
+            assert shared["max_steps"] >= 600 and shared["model"] == R.START, name
+            seeds = {p.run.name: p.template["seed"] for p in runs}
+            assert 1 in seeds.values(), f"{name}: no setting repeated with another seed"
+        for claim in comp.claims:
+            if isinstance(claim.a, R.Ref):
+                assert claim.noise_pair or claim.fixed_noise, f"{name}: {claim.name} has no noise beside it"
+        evals = {e.name for e in comp.evals} | {j.name for j in comp.jobs}
+        for claim in comp.claims:
+            for ref in (claim.a, claim.b):
+                if isinstance(ref, R.Ref):
+                    assert ref.source in evals, f"{name}: {claim.name} reads {ref.source}, which nothing writes"
