@@ -251,11 +251,13 @@ class Laser(_L10n):
 
 class Meaning(_L10n):
     name = "meaning"
-    skip = frozenset({"changed"})  # no resume: a rerun trains again from the cached vectors
 
-    def args(self, base=None, langs="de,fr"):
+    def args(self, base=None, langs="de,fr", batch_size="16"):
         return ["meaning", "train", "-o", self.out / "meaning", "--base", base or self.model, "--langs", langs,
-                "--pairs", "40", "--max-epochs", "2", "--batch-size", "16", "--select-on", "val-loss", "--dev", ""]
+                "--pairs", "40", "--max-epochs", "2", "--batch-size", batch_size, "--select-on", "val-loss", "--dev", ""]
+
+    def changed_args(self):
+        return self.args(batch_size="8")
 
     output = property(lambda self: self.out / "meaning" / "model.pt")
 

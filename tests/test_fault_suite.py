@@ -157,7 +157,8 @@ def test_fault(fault, job_cls, tmp_path, tmp_path_factory, tiny_model, monkeypat
         before = _snapshot(job.out)
         args = [*job.args(shard=5), "--dtype", "float16"] if job.name == "embed" else job.changed_args()
         named, line = {"embed": job.out / "emb", "train": job.out / "run" / "checkpoint.pt",
-                       "laser": job.out / "laser" / "checkpoint.pt"}.get(job.name), None
+                       "laser": job.out / "laser" / "checkpoint.pt",
+                       "meaning": job.out / "meaning" / "checkpoint.pt"}.get(job.name), None
     else:
         pristine = job.target.read_bytes()
         named, line = apply(job)

@@ -59,7 +59,7 @@ class TrainingLoop:
         self.elapsed = 0.0     # training seconds, summed over resumes
         self.start_info: dict = {}  # logged with the settings at step 0
 
-    # -- what a recipe gives ----------------------------------------------------------------
+    # -- what a recipe gives (and self.model, what the evaluators score) ---------------------
     def train_step(self) -> dict:
         """One step of training; adds 1 to self.step and returns the fields to log ("loss", ...)."""
         raise NotImplementedError
@@ -82,9 +82,6 @@ class TrainingLoop:
     def upgrade(self, state: dict) -> dict:
         """A checkpoint in an older recipe's layout, in today's."""
         return state
-
-    def eval_model(self):
-        return self.model
 
     def save_best(self) -> None:
         pass
@@ -146,7 +143,7 @@ class TrainingLoop:
             return None
         metrics, higher = {}, {}
         for evaluator in self.evaluators:
-            found = evaluator(self.eval_model())
+            found = evaluator(self.model)
             metrics.update(found)
             higher.update(dict.fromkeys(found, getattr(evaluator, "greater_is_better", True)))
         key = self.settings.select or self.evaluators[0].main_score
