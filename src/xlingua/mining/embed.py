@@ -99,6 +99,7 @@ class EmbedStep(_VectorStep):
     """Each shard through the encoder (its shards are the items: local loop or Ray)."""
 
     name = "embed"
+    spread = True
     key_order = ("shards_key", "shards_dir", "n_shards", "lang", "encoder", "batch_size")
     version = 2  # v2: store format (shard-NNNNN.npy + index.json)
 

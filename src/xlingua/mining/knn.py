@@ -139,6 +139,7 @@ class KnnStep(Step):
     """The k nearest neighbours of every query shard (the items) in the index."""
 
     name = "knn"
+    spread = True
     key_order = ("index_key", "index_dir", "query_key", "query_dir", "db_dir", "query_sizes",
                  "db_sizes", "factory", "nprobe", "k")
     version = 2  # v2: inner products of renormalized float16 vectors

@@ -207,6 +207,7 @@ class FilterStep(Step):
     """Per shard of documents (the items, local or on Ray): sentences, filters, identification."""
 
     name = "prepare_filter"
+    spread = True
     key_order = ("docs_key", "docs_dir", "n_shards", "n_files", "lang", "filters", "lid", "lid_threshold")
     output_type = Filtered
 

@@ -38,7 +38,7 @@ class Runner:
             remove_stale_partials(step.dir)  # what a killed run was writing
             todo = [item for item in step.items() if not step.item_done(item)]
             if todo:
-                (self._local if self.local else self._ray)(step, todo, label)
+                (self._ray if step.spread and not self.local else self._local)(step, todo, label)
             return step.finish(step.summarize())
 
     @contextmanager

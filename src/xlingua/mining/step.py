@@ -9,8 +9,8 @@
   item and writes its files atomically, and `summarize()` builds the step's `Output` from
   those files once every item is done.
 - The runner (mining.runner) does the rest for every step alike: a step whose summary
-  (`done.json`) exists is loaded, not run; otherwise the items left run (in this process or
-  as Ray tasks), then the summary is written, last and atomically. A killed run leaves no
+  (`done.json`) exists is loaded, not run; otherwise the items left run (in this process, or
+  as Ray tasks for a step that `spread`s), then the summary is written, last and atomically. A killed run leaves no
   summary, and its rerun does only the items without files.
 """
 from __future__ import annotations
@@ -68,6 +68,9 @@ class Step:
     output_type: ClassVar[type] = Output
     #: the order of the key's fields when it differs from the config's (see old_key_fields)
     key_order: ClassVar[tuple] = ()
+    #: whether the items may run as Ray tasks: only steps whose items read the work directory
+    #: alone (an input file or a store may exist on this machine only)
+    spread: ClassVar[bool] = False
 
     def __init__(self, config, workdir):
         self.config = config
