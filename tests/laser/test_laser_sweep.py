@@ -75,3 +75,19 @@ def test_parse_settings_types_and_errors():
         parse_settings(["width=3"])
     with pytest.raises(ValueError, match="expected a int"):
         parse_settings(["embed_dim=wide"])
+
+
+def test_student_dev_is_an_evaluator_of_retrieval_and_teacher_cosine(tmp_path, toy_general):
+    from xlingua.laser.distill import StudentDev, dev_scores
+    from xlingua.training.evaluators import dev_accuracy, general_dev_pairs
+
+    teacher = ToyTeacher()
+    dev = StudentDev("toy", ["de", "fr"], teacher_encoder=teacher, cache_dir=tmp_path / "cache")
+    assert dev.main_score == "accuracy" and dev.greater_is_better
+    report = dev.scores(teacher)  # the teacher as its own student: cosine 1 to its targets
+    assert report == dev_scores(teacher, "toy", ["de", "fr"], teacher_encoder=teacher, cache_dir=tmp_path / "cache")
+    xs, ys = general_dev_pairs(["de"])["de"]
+    assert report["languages"]["de"] == {"n": len(xs), "accuracy": dev_accuracy(teacher.encode(xs), teacher.encode(ys)),
+                                         "teacher_cosine": pytest.approx(1.0)}
+    flat = dev(teacher)
+    assert flat["accuracy"] == report["accuracy"] and flat["accuracy fr"] == report["languages"]["fr"]["accuracy"]

@@ -16,6 +16,8 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from xlingua.training.evaluators import Evaluator, dev_accuracy, general_dev_pairs
+
 
 # The l10n languages of the own-model distillation recipe (configs/train_own_model.yaml), so
 # that both read the same English sentences and share the teacher's cached vectors.
@@ -143,25 +145,46 @@ def pad_both(xx: list[list[int]], en: list[list[int]]):
     return pad_batch(list(xx) + list(en))
 
 
+class StudentDev(Evaluator):
+    """A student on the general corpus dev slice (English sentences held out of training): per
+    language, xx<->en retrieval accuracy x100 (training.evaluators' dev accuracy: cosine, mean of
+    both directions) and the mean cosine of student(xx) to teacher(en) (to the centred teacher
+    when the student learnt centred targets). Main score: the accuracy averaged over languages."""
+    main_score = "accuracy"
+
+    def __init__(self, teacher: str, langs, teacher_encoder=None, cache_dir=None, root=None,
+                 center: np.ndarray | None = None):
+        from xlingua.encoders.teacher import teacher_vectors
+        from xlingua.similarity import normalize_rows
+
+        self.sets = general_dev_pairs(list(langs), root)
+        if not self.sets:
+            raise ValueError(f"no general dev pairs for {list(langs)}")
+        self.targets = {}
+        for lang, (_, english) in self.sets.items():
+            t = teacher_vectors(teacher, english, cache_dir, show_progress=False, encoder=teacher_encoder)
+            self.targets[lang] = t if center is None else normalize_rows(t - center)
+
+    def scores(self, encoder) -> dict:
+        """{"languages": {lang: {"n", "accuracy", "teacher_cosine"}}, "accuracy", "teacher_cosine"}."""
+        from xlingua.similarity import paired_cosine
+
+        rows = {}
+        for lang, (xs, english) in self.sets.items():
+            x, y = encoder.encode(xs), encoder.encode(english)
+            rows[lang] = {"n": len(xs), "accuracy": dev_accuracy(x, y),
+                          "teacher_cosine": float(paired_cosine(x, self.targets[lang]).mean())}
+        return {"languages": rows,
+                "accuracy": float(np.mean([r["accuracy"] for r in rows.values()])),
+                "teacher_cosine": float(np.mean([r["teacher_cosine"] for r in rows.values()]))}
+
+    def __call__(self, model) -> dict[str, float]:
+        found = self.scores(model)
+        return {"accuracy": found["accuracy"], "teacher_cosine": found["teacher_cosine"],
+                **{f"{k} {lang}": r[k] for lang, r in found["languages"].items() for k in ("accuracy", "teacher_cosine")}}
+
+
 def dev_scores(encoder, teacher: str, langs, teacher_encoder=None, cache_dir=None, root=None,
                center: np.ndarray | None = None) -> dict:
-    """On the general corpus dev slice (English sentences held out of training): per language,
-    xx<->en retrieval accuracy x100 (training.evaluators' dev accuracy: cosine, mean of both
-    directions) and the mean cosine of student(xx) to teacher(en) (to the centred teacher when
-    the student learnt centred targets); plus their means over languages."""
-    from xlingua.encoders.teacher import teacher_vectors
-    from xlingua.similarity import normalize_rows, paired_cosine
-    from xlingua.training.evaluators import dev_accuracy, general_dev_pairs
-
-    rows = {}
-    for lang, (xs, english) in general_dev_pairs(list(langs), root).items():
-        x, y = encoder.encode(xs), encoder.encode(english)
-        t = teacher_vectors(teacher, english, cache_dir, show_progress=False, encoder=teacher_encoder)
-        if center is not None:
-            t = normalize_rows(t - center)
-        rows[lang] = {"n": len(xs), "accuracy": dev_accuracy(x, y), "teacher_cosine": float(paired_cosine(x, t).mean())}
-    if not rows:
-        raise ValueError(f"no general dev pairs for {list(langs)}")
-    return {"languages": rows,
-            "accuracy": float(np.mean([r["accuracy"] for r in rows.values()])),
-            "teacher_cosine": float(np.mean([r["teacher_cosine"] for r in rows.values()]))}
+    """StudentDev's report of `encoder`."""
+    return StudentDev(teacher, langs, teacher_encoder, cache_dir, root, center).scores(encoder)
