@@ -73,6 +73,10 @@ class PlanError(ValueError):
     """A plan that must not run (unequal compute, a run directory holding another run)."""
 
 
+class Missing(Exception):
+    """A result a claim reads has not been written yet."""
+
+
 # -- what a comparison is --------------------------------------------------------------------
 @dataclass(frozen=True)
 class Run:
@@ -362,7 +366,7 @@ def value_of(ref: Ref | Fixed, results: dict, key: str | None = None) -> float:
         return ref.value
     source, _, entry = (key or ref.key).partition("#")
     if source not in results or (entry and entry not in results[source]):
-        raise LookupError(source + (f"#{entry}" if entry else ""))
+        raise Missing(source + (f"#{entry}" if entry else ""))
     result = results[source]
     return ref.measure.value(result[entry] if entry else result)
 
@@ -395,8 +399,10 @@ def claim_row(claim: Claim, results: dict, blocked: dict | None = None) -> dict:
     try:
         a, b = value_of(claim.a, results), value_of(claim.b, results)
         level = claim_noise(claim, results)
-    except LookupError as missing:
+    except Missing as missing:
         return {**row, "verdict": f"not yet run ({missing.args[0]})"}
+    except KeyError as exc:  # a result without the figure: a wrong measure, not a missing run
+        return {**row, "verdict": f"error: no figure {exc} in the result"}
     source = (f"|{claim.noise_pair[0]} - {claim.noise_pair[1]}|" if claim.noise_pair
               else claim.fixed_noise.what if claim.fixed_noise else "not measured")
     return {**row, "value_a": a, "value_b": b, "diff": a - b, "noise": level, "noise_source": source,
@@ -443,7 +449,7 @@ def write_ordered_english(path: Path, lang: str = "de", sources=("ntrex", "newst
 
 # -- the comparisons --------------------------------------------------------------------------
 STEPS, BATCH, LENGTH = 600, 32, 64
-COMMON = {"model": START, "max_steps": STEPS, "batch_size": BATCH, "max_seq_length": LENGTH,
+COMMON = {"model": START, "max_steps": STEPS, "batch_size": BATCH, "grad_accum": 1, "max_seq_length": LENGTH,
           "warmup_steps": 60, "schedule": "linear", "sampling": "cycle", "precision": "fp32",
           "log_every": 1, "eval_every": STEPS, "checkpoint_every": 100,
           "eval": {"general_langs": DEV_LANGS, "limit": 200}}
@@ -710,19 +716,18 @@ def plan(comp: Comparison, paper_dir: Path, configs: Path = CONFIGS) -> tuple[li
 
 def data_paths(comp: Comparison, paper_dir: Path) -> dict:
     """{placeholder: path}: the paper's directory, and the data files its recipes read (absolute
-    there, as the recipe is read from its run directory)."""
+    in the recipe, so that it reads the same whatever the working directory)."""
     return {"dir": paper_dir, **{k: (paper_dir / rel).resolve() for k, (rel, _) in comp.data.items()}}
 
 
 def cli_argv(argv) -> list[str]:
-    """`xlingua ...` and `python ...` as this interpreter runs them."""
+    """`xlingua ...` and `python benchmarks/...` as this interpreter runs them."""
     argv = [str(a) for a in argv]
     if argv[0] == "xlingua":
         return [sys.executable, "-m", "xlingua.cli", *argv[1:]]
-    if argv[0] == "python":  # a script of this repository's benchmarks/
-        script = argv[1]
-        return [sys.executable, str(REPO / script) if script.startswith("benchmarks/") else script, *argv[2:]]
-    return [sys.executable, "-m", "xlingua.cli", *argv]
+    if argv[0] == "python" and argv[1].startswith("benchmarks/"):
+        return [sys.executable, str(REPO / argv[1]), *argv[2:]]
+    raise ValueError(f"not an xlingua or benchmarks/ command: {' '.join(argv)}")
 
 
 def execute(argv, log: Path) -> None:
@@ -756,18 +761,24 @@ def eval_model(e: Eval, planned: dict[str, Planned]) -> str:
     return str(planned[e.model].dir / "final") if e.model in planned else e.model
 
 
-def run_job(job: Job, paper_dir: Path, runner=execute) -> None:
-    argv = fill(list(job.argv), {"dir": paper_dir})
-    marker = paper_dir / "jobs" / f"{job.name}.done.json"
-    ident = hashlib.sha256(json.dumps(fill(list(job.argv), {"dir": "{dir}"})).encode()).hexdigest()[:16]
-    if marker.exists() and json.loads(marker.read_text(encoding="utf-8")).get("argv_hash") == ident:
-        return
-    runner(argv, paper_dir / "jobs" / f"{job.name}.out")
-    _write_json(marker, {"argv_hash": ident, "argv": argv, "date": _now()})
+def _job_marker(job: Job, paper_dir: Path) -> tuple[Path, str]:
+    ident = hashlib.sha256(json.dumps(list(job.argv)).encode()).hexdigest()[:16]
+    return paper_dir / "jobs" / f"{job.name}.done.json", ident
 
 
 def job_done(job: Job, paper_dir: Path) -> bool:
-    return (paper_dir / "jobs" / f"{job.name}.done.json").exists()
+    """The job exited 0 with these arguments."""
+    marker, ident = _job_marker(job, paper_dir)
+    return marker.exists() and json.loads(marker.read_text(encoding="utf-8")).get("argv_hash") == ident
+
+
+def run_job(job: Job, paper_dir: Path, runner=execute) -> None:
+    if job_done(job, paper_dir):
+        return
+    argv = fill(list(job.argv), {"dir": paper_dir})
+    runner(argv, paper_dir / "jobs" / f"{job.name}.out")
+    marker, ident = _job_marker(job, paper_dir)
+    _write_json(marker, {"argv_hash": ident, "argv": argv, "date": _now()})
 
 
 def collect(comp: Comparison, paper_dir: Path, planned: dict[str, Planned]) -> dict:
@@ -879,11 +890,12 @@ def _hours(seconds: float | None) -> str:
 def describe_plan(comp: Comparison, runs: list[Planned], shared: dict, paper_dir: Path) -> str:
     lines = [f"# {comp.paper}: {comp.title} -> {paper_dir}"]
     if runs:
-        s = shared
+        s = {k: shared.get(k, "default") for k in ("max_steps", "batch_size", "grad_accum", "model",
+                                                   "max_seq_length", "lr", "schedule", "warmup_steps", "precision")}
         lines.append(f"equal compute: every run {s['max_steps']} steps x batch {s['batch_size']} "
-                     f"(x{s.get('grad_accum', 1)} accumulation) = {examples_seen(runs[0].template):,} pairs seen; start "
-                     f"{s['model']}, max length {s['max_seq_length']}, lr {s['lr']}, {s['schedule']} schedule, "
-                     f"warm-up {s['warmup_steps']}, {s.get('precision', 'fp32')}; only tasks and seed differ")
+                     f"(gradient accumulation {s['grad_accum']}) = {examples_seen(runs[0].template):,} pairs seen; "
+                     f"start {s['model']}, max length {s['max_seq_length']}, lr {s['lr']}, {s['schedule']} schedule, "
+                     f"warm-up {s['warmup_steps']}, precision {s['precision']}; only tasks and seed differ")
         lines.append("runs (training; dev = general dev slices at step 0 and at the end):")
     total = 0.0
     for p in runs:

@@ -47,6 +47,8 @@ def test_claim_rows_measure_difference_noise_and_verdict():
     assert missing["verdict"] == "not yet run (d)" and "diff" not in missing
     blocked = R.claim_row(R.Claim("x", R.Ref("a", m), R.Ref("d", m)), results, {"d": "no such option"})
     assert blocked["verdict"] == "not run: d: no such option"
+    wrong = R.claim_row(R.Claim("x", R.Ref("a", R.Measure("t", ("f1",), "f1")), R.Ref("b", m)), results)
+    assert wrong["verdict"] == "error: no figure 'f1' in the result"  # not mistaken for a run still to do
     recorded = R.claim_row(R.Claim("x", R.Fixed(89.5, "doc"), R.Fixed(84.7, "doc")), {})
     assert (recorded["noise"], recorded["verdict"]) == (None, "reproduced in direction")
 
@@ -181,3 +183,46 @@ def test_the_papers_comparisons_run_at_equal_compute_with_a_repeated_seed(tmp_pa
             for ref in (claim.a, claim.b):
                 if isinstance(ref, R.Ref):
                     assert ref.source in evals, f"{name}: {claim.name} reads {ref.source}, which nothing writes"
+
+
+def test_a_comparison_evaluates_once_every_run_is_done_and_a_rerun_runs_nothing(toy, tmp_path):
+    """reproduce() end to end with a stand-in for the CLI: training writes what `xlingua train`
+    writes (log, final/), evaluation writes a result; the table holds the verdict."""
+    figure = {"a": 80.0, "a_seed1": 79.0, "b": 75.0}
+    calls = []
+
+    def cli(argv, log):
+        calls.append(argv[1])
+        if argv[1] == "train":
+            recipe = yaml.safe_load(open(argv[2]))
+            out = R.Path(argv[argv.index("-o") + 1])
+            out.joinpath("final").mkdir(parents=True, exist_ok=True)
+            out.joinpath("log.jsonl").write_text("".join(
+                json.dumps({"step": s, "task": "translation_ranking", "loss": 1.0, "seconds": s}) + "\n"
+                for s in range(1, recipe["max_steps"] + 1)))
+        else:
+            model = argv[argv.index("-m") + 1]
+            run = R.Path(model).parent.name
+            R._write_json(R.Path(argv[argv.index("-o") + 1]), {"model": model, "complete": True, "tasks": {
+                "t": {"summary": {"acc": figure[run]}, "rows": {}}}})
+
+    m = R.Measure("t", ("acc",), "accuracy")
+    comp = R.Comparison("toy", "toy", [toy_run(toy, "a"), toy_run(toy, "a_seed1", seed=1), toy_run(toy, "b")],
+                        [R.Eval(n, n, ("t",)) for n in ("a", "a_seed1", "b")],
+                        claims=[R.Claim("a beats b", R.Ref("a", m), R.Ref("b", m), 0.0, ("a", "a_seed1"))])
+    table = R.reproduce("toy", tmp_path, comparison=comp, configs=toy["configs"], runner=cli, echo=lambda *a: None)
+    assert calls == ["train", "train", "train", "eval", "eval", "eval"]  # evaluation sets read after all training
+    (claim,) = table["claims"]
+    assert (claim["diff"], claim["noise"], claim["verdict"]) == (5.0, 1.0, "reproduced")
+    assert json.loads((tmp_path / "toy" / "table.json").read_text())["claims"][0]["verdict"] == "reproduced"
+    assert "| a beats b | accuracy | 80.00 (a) | 75.00 (b) | +5.00 | > 0 | 1.00 | reproduced |" in \
+        (tmp_path / "toy" / "table.md").read_text()
+    calls.clear()
+    R.reproduce("toy", tmp_path, comparison=comp, configs=toy["configs"], runner=cli, echo=lambda *a: None)
+    assert calls == []
+
+    # dev only: training, no evaluation set read
+    calls.clear()
+    R.reproduce("toy", tmp_path / "dev", comparison=comp, configs=toy["configs"], runner=cli, echo=lambda *a: None,
+                dev_only=True)
+    assert calls == ["train"] * 3
