@@ -34,6 +34,11 @@ from xlingua.training.loop import LOG, LoopSettings, TrainingLoop
 FREE = ("max_steps", "max_minutes", "checkpoint_every", "log_every", "snapshot_every", "dev_langs")
 
 
+def recorded_defaults() -> dict:
+    """What a setting a checkpoint does not record ran at."""
+    return {**asdict(LaserTrainConfig()), **BEFORE}
+
+
 def export_encoder(model: LaserModel, out: Path, name: str = "encoder.pt") -> None:
     save_torch(out / name, {"config": model.config.to_dict(), "state": model.encoder.state_dict()})
 
@@ -65,7 +70,7 @@ class LaserRun(TrainingLoop):
         return asdict(self.cfg)
 
     def defaults(self) -> dict:
-        return {**asdict(LaserTrainConfig()), **BEFORE}
+        return recorded_defaults()
 
     def state_dict(self) -> dict:
         return {"model": self.model.state_dict(), "optimizer": self.opt.state_dict()}
@@ -177,7 +182,7 @@ def train_laser(cfg: LaserTrainConfig, out_dir, *, l10n_root=None, data_dir=None
         # the resumed run keeps that value, so its data stays the same
         cfg = replace(cfg, **{k: v for k, v in BEFORE.items() if k not in state["config"]})
         # checked here, before minutes of data preparation
-        resume_changes(ckpt_path, state["config"], asdict(cfg), {**asdict(LaserTrainConfig()), **BEFORE}, FREE)
+        resume_changes(ckpt_path, state["config"], asdict(cfg), recorded_defaults(), FREE)
     t0 = time.time()
     if cfg.objective == "translation":
         model, batches, dropped, data_log = translation_setup(cfg, out, l10n_root, data_dir)
