@@ -91,3 +91,28 @@ def test_student_dev_is_an_evaluator_of_retrieval_and_teacher_cosine(tmp_path, t
                                          "teacher_cosine": pytest.approx(1.0)}
     flat = dev(teacher)
     assert flat["accuracy"] == report["accuracy"] and flat["accuracy fr"] == report["languages"]["fr"]["accuracy"]
+
+
+def test_eval_every_keeps_the_dev_best_student_and_leaves_training_as_it_was(tmp_path, toy_general):
+    from xlingua import load_encoder
+    from xlingua.laser.distill import StudentDev
+    from xlingua.laser.trainer import train_laser
+
+    teacher = ToyTeacher()
+    cfg = dict(objective="distill", langs=[], general=True, multi30k=False, vocab_size=30, embed_dim=8, hidden=6,
+               dropout=0.1, lr=1e-2, batch_size=16, temperature=1.0, max_steps=6, checkpoint_every=1000,
+               log_every=2, dev_langs=["de", "fr"])
+    kw = dict(teacher_encoder=teacher, teacher_cache=tmp_path / "cache", show_progress=False)
+    plain = train_laser(LaserTrainConfig(**cfg), tmp_path / "plain", **kw)
+    log = train_laser(LaserTrainConfig(**cfg, eval_every=2), tmp_path / "dev", **kw)
+    assert log["dev"] == plain["dev"]  # evaluating did not change what was trained
+    records = [json.loads(l) for l in (tmp_path / "dev" / "log.jsonl").read_text().splitlines()]
+    curve = {r["step"]: r["eval"]["accuracy"] for r in records if "eval" in r}
+    assert sorted(curve) == [0, 2, 4, 6]
+    best = max(curve, key=lambda s: (curve[s], -s))
+    assert log["best"] == {"step": best, "accuracy": curve[best], "encoder": "encoder_best.pt"}
+    dev = StudentDev("toy", ["de", "fr"], teacher_encoder=teacher, cache_dir=tmp_path / "cache")
+    kept = load_encoder(f"laser:{tmp_path / 'dev'}/encoder_best.pt")
+    assert dev(kept)["accuracy"] == pytest.approx(curve[best])
+    with pytest.raises(ValueError, match="eval_every scores a distilled student"):
+        LaserTrainConfig(eval_every=2)

@@ -59,6 +59,8 @@ def train(
     max_minutes: float = typer.Option(0.0, help="Training-time budget in minutes, summed over resumes (0 = none)."),
     checkpoint_every: int = typer.Option(200),
     snapshot_every: int = typer.Option(0, help="Also keep encoder_step{N}.pt every N steps (0 = never)."),
+    eval_every: int = typer.Option(0, help="distill: score --dev-langs every N steps and keep the best student "
+                                   "as OUT/encoder_best.pt (0 = at the end only)."),
     resume: bool = typer.Option(True, "--resume/--no-resume", help="Continue from OUT/checkpoint.pt if present."),
     seed: int = typer.Option(0),
 ):
@@ -86,7 +88,7 @@ def train(
         temperature=temperature, dev_langs=_list(dev_langs) if distill else [], vocab_size=vocab_size,
         max_len=max_len, truncate=truncate, init=init, layers=layers, hidden=hidden, embed_dim=embed_dim, dec_hidden=dec_hidden,
         max_tokens=max_tokens, lr=lr, max_steps=max_steps, max_minutes=max_minutes,
-        checkpoint_every=checkpoint_every, snapshot_every=snapshot_every, seed=seed)
+        checkpoint_every=checkpoint_every, snapshot_every=snapshot_every, eval_every=eval_every, seed=seed)
     typer.echo(summary(run_recipe(recipe), out))
 
 

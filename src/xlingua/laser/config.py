@@ -50,6 +50,7 @@ class LaserTrainConfig:
     stsb_langs: list[str] = field(default_factory=list)
     exclude_langs: list[str] = field(default_factory=list)
     dev_langs: list[str] = field(default_factory=list)  # general dev slice scored at the end (empty = none)
+    eval_every: int = 0  # distill: also score dev_langs every N steps, the best student kept as encoder_best.pt
     truncate: bool = True  # distill: a side over max_len pieces is cut to its first max_len, not dropped
     init: str = ""  # distill: "static:DIR" reads a static encoder's pieces and starts the embedding from its vectors
 
@@ -74,6 +75,8 @@ class LaserTrainConfig:
             raise ValueError(f"init must be empty (random) or static:DIR, got {self.init!r}")
         if self.init and self.objective != "distill":
             raise ValueError("init static:DIR is for the distill objective")
+        if self.eval_every and (self.objective != "distill" or not self.dev_langs):
+            raise ValueError("eval_every scores a distilled student on dev_langs: give objective distill and dev_langs")
         if self.temperature <= 0 or self.batch_size < 1:
             raise ValueError(f"temperature must be positive and batch_size at least 1, got {self.temperature}, "
                              f"{self.batch_size}")

@@ -11,6 +11,7 @@ Output directory:
   checkpoint.pt    model + optimizer + step (written every `checkpoint_every` steps and at the end)
   log.jsonl        the loop's log: loss per step, time
   encoder.pt       the encoder alone (config + weights): what `laser:DIR` loads
+  encoder_best.pt  with eval_every: the dev-best student (`laser:DIR/encoder_best.pt`)
   train_log.json   data summary, config, loss curve, time, size (distill: teacher, dev figures)
 """
 from __future__ import annotations
@@ -28,10 +29,29 @@ from xlingua.laser.config import BEFORE, LaserTrainConfig
 from xlingua.laser.data import Schedule, collate, summarize
 from xlingua.laser.prepare import build_directions, build_distill, start_embedding
 from xlingua.training.checkpoint import read_log, resume_changes, seed_log
+from xlingua.training.evaluators import Evaluator
 from xlingua.training.loop import LOG, LoopSettings, TrainingLoop
 
 
-FREE = ("max_steps", "max_minutes", "checkpoint_every", "log_every", "snapshot_every", "dev_langs")
+FREE = ("max_steps", "max_minutes", "checkpoint_every", "log_every", "snapshot_every", "dev_langs", "eval_every")
+
+
+BEST = "encoder_best.pt"
+
+
+class CurrentStudent(Evaluator):
+    """A dev evaluator of `laser:DIR` encoders (laser.distill.StudentDev) on the student in
+    training, written out and read back as `laser:OUT/encoder_eval.pt`, as it will be used."""
+
+    def __init__(self, dev, out: Path):
+        self.dev, self.out = dev, out
+        self.main_score, self.greater_is_better = dev.main_score, dev.greater_is_better
+
+    def __call__(self, model) -> dict[str, float]:
+        from xlingua.encoders.laser import LaserEncoder
+
+        export_encoder(model, self.out, "encoder_eval.pt")
+        return self.dev(LaserEncoder(str(self.out / "encoder_eval.pt")))
 
 
 def recorded_defaults() -> dict:
@@ -48,11 +68,11 @@ class LaserRun(TrainingLoop):
     step), so resuming is exact without RNG state."""
     free = FREE
 
-    def __init__(self, cfg: LaserTrainConfig, out: Path, model, batches):
+    def __init__(self, cfg: LaserTrainConfig, out: Path, model, batches, evaluators=()):
         super().__init__(out, LoopSettings(
             max_steps=cfg.max_steps, max_minutes=cfg.max_minutes, log_every=cfg.log_every,
-            checkpoint_every=cfg.checkpoint_every, checkpoint_at_end=True, snapshot_every=cfg.snapshot_every,
-            label="laser step"))
+            eval_every=cfg.eval_every, checkpoint_every=cfg.checkpoint_every, checkpoint_at_end=True,
+            snapshot_every=cfg.snapshot_every, label="laser step"), evaluators)
         self.cfg, self.model, self.batches = cfg, model, batches
         self.opt = torch.optim.Adam(model.parameters(), lr=cfg.lr)
 
@@ -84,6 +104,9 @@ class LaserRun(TrainingLoop):
 
     def save_snapshot(self) -> None:
         export_encoder(self.model, self.out, f"encoder_step{self.step}.pt")
+
+    def save_best(self) -> None:
+        export_encoder(self.model, self.out, BEST)
 
     def on_checkpoint(self) -> None:
         export_encoder(self.model, self.out)
@@ -191,7 +214,13 @@ def train_laser(cfg: LaserTrainConfig, out_dir, *, l10n_root=None, data_dir=None
         model, batches, dropped, data_log, center, teacher_encoder = distill_setup(
             cfg, out, data_dir, teacher_encoder, teacher_cache, show_progress)
     prep_seconds = time.time() - t0
-    run = LaserRun(cfg, out, model, batches)
+    dev = None
+    if cfg.objective == "distill" and cfg.dev_langs:
+        from xlingua.laser.distill import StudentDev
+
+        dev = StudentDev(cfg.teacher, cfg.dev_langs, teacher_encoder, teacher_cache,
+                         center=None if center is None else center.numpy())
+    run = LaserRun(cfg, out, model, batches, [CurrentStudent(dev, out)] if cfg.eval_every else [])
     model.train()
     run.run(resume=state is not None, show_progress=show_progress, state=state)
     log = {"train_config": asdict(cfg), **data_log, "dropped_over_max_len": dropped,
@@ -199,12 +228,12 @@ def train_laser(cfg: LaserTrainConfig, out_dir, *, l10n_root=None, data_dir=None
            "encoder_params": sum(p.numel() for p in model.encoder.parameters()),
            "total_params": sum(p.numel() for p in model.parameters()),
            "encoder_bytes": (out / "encoder.pt").stat().st_size, "history": run.history()}
-    if cfg.objective == "distill" and cfg.dev_langs:
+    if dev is not None:
         from xlingua.encoders.laser import LaserEncoder
-        from xlingua.laser.distill import dev_scores
 
-        log["dev"] = dev_scores(LaserEncoder(str(out)), cfg.teacher, cfg.dev_langs, teacher_encoder, teacher_cache,
-                                center=None if center is None else center.numpy())
+        log["dev"] = dev.scores(LaserEncoder(str(out)))
+    if cfg.eval_every:
+        log["best"] = {"step": run.best_step, "accuracy": run.best, "encoder": BEST}
     write_json(out / "train_log.json", log)
     return log
 
