@@ -559,7 +559,7 @@ def muse() -> Comparison:
     nexts = {"name": "next_sentence", "objective": "response_ranking",
              "data": {"type": "ordered_text", "paths": ["{ordered_en}"]}, "options": {"hidden": 512, "scale": 20}}
     runs = [
-        _run("ranking", recipe, [rank], note="translation ranking alone, mUSE's 15 languages, 2,000 pairs each"),
+        _run("ranking", recipe, [rank], note="translation ranking alone, mUSE's 15 languages, at most 2,000 pairs each"),
         _run("ranking_seed1", recipe, [rank], seed=1, note="the noise: ranking alone again, seed 1"),
         _run("multitask", recipe, [rank, nli, nexts],
              note="ranking + NLI (XNLI dev) + next-sentence ranking (English news in order), one step each in turn"),
