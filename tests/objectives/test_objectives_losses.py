@@ -112,3 +112,31 @@ def test_onealigner_from_tokens_uses_bertscore():
     loss_fn = OneAlignerLoss()
     want = loss_fn.loss_from_similarity(bertscore_matrix(x, xm, y, ym))
     assert loss_fn(x, xm, y, ym).item() == pytest.approx(want.item(), abs=1e-6)
+
+
+def test_onealigner_row_negatives_are_a_softmax_over_the_row():
+    f = torch.tensor([[0.9, 0.2, 0.1], [0.3, 0.8, 0.4], [0.2, 0.1, 0.7]])
+    rows = [sum(r) / 3 for r in f.tolist()]
+    cols = [sum(f[i, j].item() for i in range(3)) / 3 for j in range(3)]
+    s = [[f[i, j].item() - 0.5 * (rows[i] + cols[j]) for j in range(3)] for i in range(3)]
+    want = sum(ce([5 * s[i][j] for j in range(3)], i) for i in range(3)) / 3
+    got = OneAlignerLoss(negatives="row").loss_from_similarity(f).item()
+    assert got == pytest.approx(want, abs=1e-5)
+
+
+def test_onealigner_cosine_of_mean_pooled_tokens():
+    # x: pair 0 tokens (1,0),(1,0) -> mean (1,0); pair 1 tokens (0,2) and a masked token -> (0,1)
+    x = torch.tensor([[[1.0, 0.0], [1.0, 0.0]], [[0.0, 2.0], [9.0, 9.0]]])
+    xm = torch.tensor([[1.0, 1.0], [1.0, 0.0]])
+    y = torch.tensor([[[3.0, 4.0]], [[0.0, 1.0]]])
+    ym = torch.ones(2, 1)
+    want = torch.tensor([[0.6, 0.0], [0.8, 1.0]])  # cos((1,0),(.6,.8)) = .6, cos((0,1),(.6,.8)) = .8
+    loss_fn = OneAlignerLoss(similarity="cosine")
+    from xlingua.objectives.onealigner import cosine_matrix
+
+    assert torch.allclose(cosine_matrix(x, xm, y, ym), want, atol=1e-6)
+    assert loss_fn(x, xm, y, ym).item() == pytest.approx(loss_fn.loss_from_similarity(want).item(), abs=1e-6)
+    with pytest.raises(ValueError, match="similarity must be one of"):
+        OneAlignerLoss(similarity="dot")
+    with pytest.raises(ValueError, match="negatives must be one of"):
+        OneAlignerLoss(negatives="all")

@@ -9,6 +9,10 @@ mismatched pairs of the batch, not only the N - 1 of its own row:
     L = mean_i -log( e^{t s_ii} / (e^{t s_ii} + sum_{k != l} e^{t s_kl}) )
 t = `temperature` (5) multiplies the scores: BERTScore F differences between a translation
 and a non-translation are ~0.1, so dividing by 5 would leave the softmax nearly flat.
+
+Two options exist to test the paper's ablations: similarity="cosine" (cosine of mean-pooled
+token embeddings instead of BERTScore, normalized the same way) and negatives="row" (each gold
+pair against the N - 1 pairs of its own row, a plain softmax over the row).
 """
 from __future__ import annotations
 
@@ -21,11 +25,30 @@ from xlingua.objectives.base import Task, register
 from xlingua.objectives.distributed import gather_padded
 
 
+def cosine_matrix(x: torch.Tensor, x_mask: torch.Tensor, y: torch.Tensor, y_mask: torch.Tensor) -> torch.Tensor:
+    """(n, m) cosine of the mean-pooled token embeddings."""
+    def pooled(t, mask):
+        m = mask.unsqueeze(-1).to(t.dtype)
+        return nn.functional.normalize((t * m).sum(1) / m.sum(1).clamp(min=1), dim=-1)
+    return pooled(x, x_mask) @ pooled(y, y_mask).T
+
+
+SIMILARITIES = {"bertscore": bertscore_matrix, "cosine": cosine_matrix}
+NEGATIVES = ("global", "row")
+
+
 class OneAlignerLoss(nn.Module):
-    def __init__(self, alpha: float = 0.5, temperature: float = 5.0):
+    def __init__(self, alpha: float = 0.5, temperature: float = 5.0, similarity: str = "bertscore",
+                 negatives: str = "global"):
         super().__init__()
+        if similarity not in SIMILARITIES:
+            raise ValueError(f"onealigner: similarity must be one of {sorted(SIMILARITIES)}, got {similarity!r}")
+        if negatives not in NEGATIVES:
+            raise ValueError(f"onealigner: negatives must be one of {list(NEGATIVES)}, got {negatives!r}")
         self.alpha = alpha
         self.temperature = temperature
+        self.similarity = SIMILARITIES[similarity]
+        self.negatives = negatives
 
     def scores(self, f: torch.Tensor) -> torch.Tensor:
         return self.temperature * inbatch_normalize(f, alpha=self.alpha, global_term=True)
@@ -33,6 +56,8 @@ class OneAlignerLoss(nn.Module):
     def loss_from_similarity(self, f: torch.Tensor) -> torch.Tensor:
         """The loss given a square (N, N) similarity matrix with gold pairs on the diagonal."""
         logits = self.scores(f)
+        if self.negatives == "row":
+            return nn.functional.cross_entropy(logits, torch.arange(logits.shape[0], device=logits.device))
         n = logits.shape[0]
         eye = torch.eye(n, dtype=torch.bool, device=logits.device)
         negatives = torch.logsumexp(logits.masked_fill(eye, float("-inf")).flatten(), dim=0)
@@ -42,13 +67,13 @@ class OneAlignerLoss(nn.Module):
     def forward(self, x: torch.Tensor, x_mask: torch.Tensor, y: torch.Tensor, y_mask: torch.Tensor) -> torch.Tensor:
         """Token embeddings x (n, Lx, d), y (n, Ly, d) with masks; pair i is (x_i, y_i)."""
         x, x_mask, y, y_mask = gather_padded(x, x_mask, y, y_mask)
-        return self.loss_from_similarity(bertscore_matrix(x, x_mask, y, y_mask))
+        return self.loss_from_similarity(self.similarity(x, x_mask, y, y_mask))
 
 
 @register("onealigner")
 class OneAlignerTask(Task):
-    """Examples (source, target). Options: alpha, temperature, layer (hidden_states index of
-    the token embeddings, -1 = last)."""
+    """Examples (source, target). Options: alpha, temperature, similarity (bertscore | cosine),
+    negatives (global | row), layer (hidden_states index of the token embeddings, -1 = last)."""
 
     def __init__(self, config, examples, dim):
         opts = dict(config.options)
