@@ -495,9 +495,9 @@ def onealigner() -> Comparison:
         _run("all", recipe, [{**aligner(general()), "temperature": 3.3}],
              note="all 158 pairs, languages drawn with p ~ n^0.3 (as the default model's recipe)"),
         _run("cosine", recipe, [aligner(general(["de"]), similarity="cosine")],
-             note="(b) cosine as the training similarity: needs a `similarity` option in the onealigner objective"),
+             note="(b) cosine of mean-pooled tokens as the training similarity (similarity=cosine)"),
         _run("row", recipe, [aligner(general(["de"]), negatives="row")],
-             note="(c) N-1 negatives per row: needs a `negatives` option in the onealigner objective"),
+             note="(c) N-1 negatives per row (negatives=row)"),
         _run("ranking_de", recipe, [ranking(general(["de"]), margin=0.0)],
              note="(b)+(c) together: cosine with N-1 negatives per row and direction (translation ranking)"),
     ]
