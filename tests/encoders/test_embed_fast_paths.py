@@ -38,17 +38,31 @@ def test_onnx_export_matches_torch(tiny_dir, tmp_path):
 
 
 def test_bundled_resolves_to_a_measured_path(monkeypatch):
-    from xlingua.encoders import bf16, loading
+    """bf16 on CPUs with native bf16; else CTranslate2 when installed (torch for layer=, which
+    it cannot give); else torch."""
+    import importlib.util
 
+    from xlingua.encoders import bf16, ct2, loading
+    from xlingua.encoders.registry import specs
+
+    specs()  # every encoder module imported before BundledTorchEncoder is patched
     made = []
     monkeypatch.setattr(bf16, "BundledBF16Encoder", lambda **o: made.append("bf16") or "bf16")
+    monkeypatch.setattr(ct2, "BundledCT2Encoder", lambda path, **o: made.append(path) or path)
     monkeypatch.setattr("xlingua.encoders.bundled.BundledTorchEncoder",
                         lambda **o: made.append("torch") or "torch")
     monkeypatch.setattr(bf16, "native_bf16", lambda: True)
     assert loading.load_encoder("bundled") == "bf16"
     monkeypatch.setattr(bf16, "native_bf16", lambda: False)
+    real_find = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: object() if name == "ctranslate2"
+                        else real_find(name, *a))
+    assert loading.load_encoder("bundled") == "ct2"
+    assert loading.load_encoder("bundled", layer=6) == "torch"
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "ctranslate2"
+                        else real_find(name, *a))
     assert loading.load_encoder("bundled") == "torch"
-    assert made == ["bf16", "torch"]
+    assert made == ["bf16", "ct2", "torch", "torch"]
 
 
 SAMPLE = ["The train leaves at seven.", "Der Zug fährt um sieben ab.", "Поезд уходит в семь.",
@@ -113,7 +127,7 @@ def test_ct2_refuses_a_layer_and_a_missing_package(tiny_dir, monkeypatch):
     real_import = builtins.__import__
     monkeypatch.setattr(builtins, "__import__", lambda name, *a, **k: (_ for _ in ()).throw(ImportError())
                         if name == "ctranslate2" else real_import(name, *a, **k))
-    with pytest.raises(ImportError, match=r"bundled:int8 needs ctranslate2: pip install 'xlingua\[ct2\]'"):
+    with pytest.raises(ImportError, match=r"bundled:int8 needs ctranslate2: pip install ctranslate2"):
         require_ct2("bundled:int8")
 
 

@@ -2,7 +2,8 @@
 CTranslate2's encoder, in fp32 (`ct2`, same vectors as bundled:torch to 1e-6) or with int8
 weights and activations (`int8`: per-row weight scales, per-row dynamic activation scales).
 Chosen over torch's and ONNX Runtime's dynamic int8 by `benchmarks/int8_paths.py` (speed and
-cosine to fp32 side by side; docs/results.md, "Embedding speed"). Needs the `ct2` extra.
+cosine to fp32 side by side; docs/results.md, "Embedding speed"). `bundled` runs :ct2 on CPUs
+without native bf16 (bundled.fastest_path).
 
 The converted model is written once beside the model's cached directory (`<dir>/ct2/`), so it
 is rebuilt whenever that directory is. Tokenization, windows for long texts, pooling and
@@ -30,7 +31,7 @@ def require_ct2(what: str):
     try:
         import ctranslate2
     except ImportError:
-        raise ImportError(f"{what} needs ctranslate2: pip install 'xlingua[ct2]'") from None
+        raise ImportError(f"{what} needs ctranslate2: pip install ctranslate2") from None
     return ctranslate2
 
 
