@@ -15,6 +15,7 @@ import subprocess
 import sys
 
 import pytest
+import torch
 from typer.testing import CliRunner
 
 from tests.cli_run import SRC
@@ -26,6 +27,8 @@ POINTS = 3  # kill points per command
 KILLED = [j for j in JOBS if j.name in ("embed", "mine", "eval", "train", "laser", "meaning", "prepare")]
 CHILD = """
 import os, sys
+import torch
+torch.set_num_threads(int(os.environ["XLINGUA_TORCH_THREADS"]))  # the parent's: float sums in its order
 at = int(os.environ["XLINGUA_KILL_AT"])
 seen = [0]
 
@@ -89,6 +92,7 @@ def test_kill_9_then_rerun_gives_the_uninterrupted_output(job_cls, tmp_path, tin
         job = job_cls(tmp_path / f"killed_{point}", tiny_model)
         job.setup()
         env = {**os.environ, **job.env, "XLINGUA_KILL_AT": str(point), "HF_HUB_OFFLINE": "1",
+               "XLINGUA_TORCH_THREADS": str(torch.get_num_threads()),
                "PYTHONPATH": SRC + os.pathsep + os.environ.get("PYTHONPATH", "")}
         proc = subprocess.run([sys.executable, "-c", CHILD, *map(str, _args(job))], env=env,
                               capture_output=True, text=True, timeout=300)

@@ -102,7 +102,9 @@ def test_ct2_states_match_torch(tiny_dir, tmp_path):
             super().__init__(model_dir)
             self._start_ct2(path, threads=1)
 
+    torch_threads = torch.get_num_threads()
     fp32 = TinyCT2("ct2", "float32")
+    assert torch.get_num_threads() == torch_threads  # CTranslate2's one thread is its own
     assert sorted(p.name for p in model_dir.iterdir() if p.name.startswith(("ct2", ".ct2"))) == ["ct2"]
     assert fp32.matmul_dtype == "fp32"
     np.testing.assert_allclose(fp32.encode(texts), want, atol=1e-5)

@@ -74,8 +74,11 @@ class CT2States:
         if not (out / "model.bin").is_file():
             convert_ct2(Path(self.path), out)
         self.matmul_dtype = "int8" if COMPUTE[path] == "int8" else "fp32"
+        torch_threads = torch.get_num_threads()
         self.engine = ctranslate2.Encoder(str(out), device="cpu", compute_type=COMPUTE[path],
-                                          intra_threads=threads or torch.get_num_threads())
+                                          intra_threads=threads or torch_threads)
+        # CTranslate2 sets the OpenMP thread count torch shares: torch keeps its own
+        torch.set_num_threads(torch_threads)
 
     def _states(self, batch: dict, layer: int | None) -> torch.Tensor:
         mask = batch["attention_mask"]
