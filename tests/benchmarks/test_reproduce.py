@@ -110,10 +110,10 @@ def test_a_plan_with_unequal_compute_is_refused(toy, tmp_path, change):
 
 
 def test_an_objective_without_the_option_blocks_its_run_before_anything_runs(toy, tmp_path):
-    runs = [toy_run(toy, "aligner", "onealigner", layer=1), toy_run(toy, "cosine", "onealigner", similarity="cosine")]
+    runs = [toy_run(toy, "aligner", "onealigner", layer=1), toy_run(toy, "pooled", "onealigner", pooling="max")]
     planned, _ = R.plan(R.Comparison("toy", "toy", runs), tmp_path, toy["configs"])
     assert planned[0].state == "new" and planned[0].blocked is None
-    assert planned[1].state == "blocked" and "similarity" in planned[1].blocked
+    assert planned[1].state == "blocked" and "pooling" in planned[1].blocked
     with pytest.raises(R.PlanError, match="blocked"):
         R.train_run(planned[1], runner=lambda *a: pytest.fail("a blocked run must not start"))
 

@@ -108,6 +108,9 @@ def test_ct2_states_match_torch(tiny_dir, tmp_path):
     assert sorted(p.name for p in model_dir.iterdir() if p.name.startswith(("ct2", ".ct2"))) == ["ct2"]
     assert fp32.matmul_dtype == "fp32"
     np.testing.assert_allclose(fp32.encode(texts), want, atol=1e-5)
+    cloudpickle = pytest.importorskip("cloudpickle")
+    copy = cloudpickle.loads(cloudpickle.dumps(fp32))  # as Ray sends it to a worker
+    np.testing.assert_array_equal(copy.encode(texts), fp32.encode(texts))
     int8 = TinyCT2("int8", "int8")
     assert int8.matmul_dtype == "int8"
     cos = (int8.encode(texts) * want).sum(axis=1)

@@ -79,6 +79,16 @@ class CT2States:
                                           intra_threads=threads or torch_threads)
         # CTranslate2 sets the OpenMP thread count torch shares: torch keeps its own
         torch.set_num_threads(torch_threads)
+        self._ct2_start = (path, threads or torch_threads)
+
+    # the engine does not pickle (Ray, multiprocessing): a copy starts its own, with the
+    # original's thread count so that its vectors are the same to the bit
+    def __getstate__(self) -> dict:
+        return {k: v for k, v in self.__dict__.items() if k != "engine"}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._start_ct2(*self._ct2_start)
 
     def _states(self, batch: dict, layer: int | None) -> torch.Tensor:
         mask = batch["attention_mask"]
