@@ -1,8 +1,9 @@
-"""The inputs behind the checkpoints in tests/training/legacy/, written by the three training loops
-xlingua had before the one training loop (commit ee52ce6): a tiny encoder run killed after step 3 of 6
-(checkpoint_every 3), a LASER translation run of 3 steps and a meaning run of 2 epochs, each with
-the final weights of the same run left unbroken. Everything here is deterministic, so a test can
-rebuild the data and the start model and resume the checkpoint."""
+"""The inputs behind the checkpoints in tests/training/legacy/, written by the training loops xlingua
+had before the one training loop: a tiny encoder run killed after step 3 of 6 (checkpoint_every 3),
+a LASER translation run of 3 steps and a meaning run of 2 epochs (commit ee52ce6), and a static
+encoder run killed after step 5 of 8 (commit 614213f), each with the final weights of the same run
+left unbroken. Everything here is deterministic, so a test can rebuild the data and the start
+model and resume the checkpoint."""
 from __future__ import annotations
 
 import gzip
@@ -59,3 +60,23 @@ def meaning_data():
 
 
 MEANING = dict(lr=3e-3, batch_size=8, patience=10, hidden=8)
+
+
+def write_static_teacher(root: Path) -> None:
+    """teacher/: the tiny BERT whose tokenizer a static run reads (its weights do not matter to
+    init random), the relative path STATIC names."""
+    from tests.training.conftest import make_tiny_model_dir
+
+    make_tiny_model_dir(root / "teacher")
+
+
+def static_pairs():
+    """The training and dev pairs of the static run."""
+    from tests.training.conftest import PAIRS
+    from xlingua.data.general import Pair
+
+    return [Pair("de", de, en, "toy") for en, de in PAIRS]
+
+
+STATIC = dict(teacher="teacher", dim=8, min_count=1, init="random", batch_size=4, scale=10.0, lr=0.05, seed=5,
+              dev_every=3)

@@ -1,6 +1,8 @@
-"""Write tiny checkpoints with the trainers of commit ee52ce6 (before the one training engine),
-as fixtures for tests/training/test_legacy_resume.py. Run from the repository root:
-.venv/bin/python runs/make_legacy_checkpoints.py"""
+"""Write tiny checkpoints with the trainers before the one training loop, as fixtures for
+tests/training/test_legacy_resume.py: laser, meaning and encoder with the code of commit ee52ce6,
+static with the code of commit 614213fd82f630417004e8bb3f6d713e340aea21 (its own loop in
+xlingua/static/train.py). Run from the repository root, checked out at the maker's commit:
+OMP_NUM_THREADS=1 .venv/bin/python tests/training/legacy/write_checkpoints.py static"""
 import os, shutil, sys, tempfile
 from pathlib import Path
 
@@ -58,10 +60,40 @@ def meaning(tmp):
     torch.save(torch.load(tmp / "whole" / "state.pt", weights_only=True)["model"], DEST / "meaning_final.pt")
 
 
+def static(tmp):
+    """Killed (an exception) as step 6 begins, after the checkpoint of step 5 (checkpoint_minutes
+    0: one after every step); the log of the unbroken run holds its dev figures."""
+    from xlingua.static import train as T
+
+    os.chdir(tmp)
+    S.write_static_teacher(Path("."))
+    pairs = S.static_pairs()
+    T.train(T.StaticConfig(**S.STATIC, max_steps=8), "whole", show_progress=False, pairs=pairs, dev=pairs)
+    schedule = T.Schedule.__call__
+
+    def kill(self, step):
+        if step == 5:
+            raise Kill
+        return schedule(self, step)
+    T.Schedule.__call__ = kill
+    try:
+        T.train(T.StaticConfig(**S.STATIC, max_steps=8, checkpoint_minutes=0.0), "cut", show_progress=False,
+                pairs=pairs, dev=pairs)
+    except Kill:
+        pass
+    finally:
+        T.Schedule.__call__ = schedule
+    shutil.copy("cut/state.pt", DEST / "static_state.pt")
+    shutil.copy("cut/log.jsonl", DEST / "static_log.jsonl")
+    shutil.copy("whole/log.jsonl", DEST / "static_final_log.jsonl")
+    torch.save(torch.load("whole/state.pt", weights_only=False)["model"], DEST / "static_final.pt")
+
+
 if __name__ == "__main__":
     DEST.mkdir(parents=True, exist_ok=True)
-    for make in (laser, meaning, encoder):
+    makers = {f.__name__: f for f in (laser, meaning, encoder, static)}
+    for name in sys.argv[1:] or makers:
         with tempfile.TemporaryDirectory() as d:
-            make(Path(d))
+            makers[name](Path(d))
     for p in sorted(DEST.iterdir()):
         print(p.name, p.stat().st_size)
