@@ -164,14 +164,14 @@ def test_combined_spec_averages_the_encoders_cosines(tiny_model, tmp_path):
 def test_cli_scores_with_a_trained_meaning_model(tmp_path, tiny_model):
     from xlingua.encoders.loading import load_encoder
     from xlingua.encoders.meaning import MeaningEncoder
-    from xlingua.meaning.trainer import TrainConfig, train_meaning
+    from xlingua.meaning.trainer import MeaningTrainConfig, train_meaning
 
     base = load_encoder(tiny_model)
     words = ["the red cat", "a dog", "the house", "one tree", "blue sky", "my car"]
     german = ["die rote katze", "der hund", "das haus", "ein baum", "blauer himmel", "mein auto"]
     run_dir = tmp_path / "meaning"
     train_meaning(base.encode(words * 4), base.encode(german * 4), ["de"] * 24, run_dir,
-                  config=TrainConfig(max_epochs=2, batch_size=8), base_name=base.name,
+                  config=MeaningTrainConfig(max_epochs=2, batch_size=8), base_name=base.name,
                   base_fingerprint=base.fingerprint(), show_progress=False)
     src, tgt = _files(tmp_path, words[:3], german[1:4])
     out = tmp_path / "s.tsv"

@@ -7,7 +7,7 @@ import numpy as np
 from tests.benchmark_script import load_benchmark
 from tests.encoders.test_hf_encoder import WORDS, tiny_dir  # noqa: F401  (fixture)
 from xlingua.data.benchmarks import MLQE_PAIRS
-from xlingua.meaning.trainer import TrainConfig, train_meaning
+from xlingua.meaning.trainer import MeaningTrainConfig, train_meaning
 
 def _sentence(rng, n):
     return " ".join(rng.choice(WORDS, size=n))
@@ -30,7 +30,7 @@ def test_one_command_gives_the_whole_table(tmp_path, tiny_dir, capsys):  # noqa:
             "".join(f"{_sentence(rng, 4)}\t{_sentence(rng, 4)}\t{i % 5}\n" for i in range(10)))
     run_dir = tmp_path / "run"
     src, tgt = rng.normal(size=(40, 32)).astype(np.float32), rng.normal(size=(40, 32)).astype(np.float32)
-    train_meaning(src, tgt, ["de"] * 40, run_dir, config=TrainConfig(max_epochs=1, snapshot_every=1),
+    train_meaning(src, tgt, ["de"] * 40, run_dir, config=MeaningTrainConfig(max_epochs=1, snapshot_every=1),
                   show_progress=False)
 
     out = tmp_path / "results.json"

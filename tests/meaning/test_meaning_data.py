@@ -10,7 +10,7 @@ import pytest
 from xlingua.encoders.base import Encoder
 from xlingua.data.benchmarks import BenchmarkFormatError
 from xlingua.meaning.data import read_extra, read_multi30k_train_pairs, read_stsb_mt_train_pairs, read_xnli_dev_pairs
-from xlingua.meaning.trainer import TrainConfig, train_from_corpus
+from xlingua.meaning.trainer import MeaningTrainConfig, train_from_corpus
 
 
 def _write_xnli(root, langs=("en", "de", "fr")):
@@ -125,7 +125,7 @@ def test_train_from_corpus_adds_extra_pairs_and_hidden_width(tmp_path, monkeypat
 
     monkeypatch.setitem(data.EXTRA_SOURCES, "xnli-dev",
                         lambda data_dir=None, langs=("de", "fr"): read_xnli_dev_pairs(list(langs), data_dir=data_dir))
-    cfg = TrainConfig(max_epochs=2, patience=5, batch_size=4, hidden=12)
+    cfg = MeaningTrainConfig(max_epochs=2, patience=5, batch_size=4, hidden=12)
     log = train_from_corpus("hash", ["de"], 4, tmp_path / "out", config=cfg, corpus=str(corpus),
                             extra=["xnli-dev"], data_dir=root, encoder=HashEncoder(), show_progress=False)
     assert log["data"]["l10n_pairs"] == 4 and log["data"]["extra_pairs"] == 10

@@ -11,7 +11,7 @@ from scipy.stats import pearsonr
 from xlingua.meaning.data import read_general_pairs
 from xlingua.meaning.dev import QEDev, RetrievalDev
 from xlingua.encoders.meaning_mlp import MeaningConfig, MeaningModel
-from xlingua.meaning.trainer import TrainConfig, train_from_corpus
+from xlingua.meaning.trainer import MeaningTrainConfig, train_from_corpus
 from tests.meaning.test_meaning_data import HashEncoder
 
 
@@ -82,7 +82,7 @@ def test_general_pairs_sampled_per_source_and_language_without_evaluation_senten
 def test_train_from_corpus_on_general_sources_selects_on_qe_dev(toy, tmp_path, monkeypatch):
     monkeypatch.setenv("XLINGUA_HOME", str(tmp_path / "home"))
     general, bench = toy
-    cfg = TrainConfig(max_epochs=3, patience=5, batch_size=8, select_on="qe-dev")
+    cfg = MeaningTrainConfig(max_epochs=3, patience=5, batch_size=8, select_on="qe-dev")
     log = train_from_corpus("hash", [], 0, tmp_path / "out", config=cfg, general=["mlqe-pe", "ntrex"],
                             general_root=general, dev=["retrieval-dev"], qe_pairs=["ro-en"], data_dir=bench,
                             encoder=HashEncoder(), show_progress=False)
@@ -94,7 +94,7 @@ def test_train_from_corpus_on_general_sources_selects_on_qe_dev(toy, tmp_path, m
     assert log["best_epoch"] == 1 + int(np.argmax([h["qe-dev"] for h in hist]))
     assert json.loads((tmp_path / "out" / "train_log.json").read_text())["select_on"] == "qe-dev"
     with pytest.raises(ValueError, match=r"unknown dev signal\(s\) \['sts-test'\]"):
-        train_from_corpus("hash", [], 0, tmp_path / "o2", config=TrainConfig(select_on="sts-test"),
+        train_from_corpus("hash", [], 0, tmp_path / "o2", config=MeaningTrainConfig(select_on="sts-test"),
                           general=["mlqe-pe"], general_root=general, data_dir=bench, encoder=HashEncoder(),
                           show_progress=False)
 

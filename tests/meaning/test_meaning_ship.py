@@ -15,7 +15,7 @@ from xlingua.cli import app
 from xlingua.encoders import loading
 from xlingua.encoders.meaning import MeaningEncoder
 from xlingua.encoders.manifest import PROBES, CorruptModelError
-from xlingua.meaning.trainer import TrainConfig, train_meaning
+from xlingua.meaning.trainer import MeaningTrainConfig, train_meaning
 
 
 @pytest.fixture
@@ -35,7 +35,7 @@ def models(tmp_path, monkeypatch):
 
 def _run(tmp_path):
     src, tgt, langs = _toy(n_per_lang=20, dim=8)
-    cfg = TrainConfig(lr=3e-3, batch_size=16, max_epochs=3, patience=3, snapshot_every=1, select_on="qe-dev")
+    cfg = MeaningTrainConfig(lr=3e-3, batch_size=16, max_epochs=3, patience=3, snapshot_every=1, select_on="qe-dev")
     train_meaning(src, tgt, langs, tmp_path / "run", config=cfg, dev={"qe-dev": ScriptedDev([0.1, 0.4, 0.2])},
                   base_name="hash", base_fingerprint="hash-test", show_progress=False)
     return tmp_path / "run"

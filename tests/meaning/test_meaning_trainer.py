@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from xlingua.encoders.meaning_mlp import MeaningModel
-from xlingua.meaning.trainer import TrainConfig, train_meaning
+from xlingua.meaning.trainer import MeaningTrainConfig, train_meaning
 
 
 def _toy(n_per_lang=60, dim=16, seed=0):
@@ -23,7 +23,7 @@ def _toy(n_per_lang=60, dim=16, seed=0):
 
 def test_tiny_training_reduces_loss_and_saves_best(tmp_path):
     src, tgt, langs = _toy()
-    cfg = TrainConfig(lr=3e-3, batch_size=32, max_epochs=25, patience=25, hidden=32)
+    cfg = MeaningTrainConfig(lr=3e-3, batch_size=32, max_epochs=25, patience=25, hidden=32)
     log = train_meaning(src, tgt, langs, tmp_path, config=cfg, show_progress=False)
     hist = log["history"]
     assert hist[-1]["train_loss"] < 0.6 * hist[0]["train_loss"]
@@ -41,7 +41,7 @@ def test_tiny_training_reduces_loss_and_saves_best(tmp_path):
 
 def test_ablation_switches_drop_the_loss_terms(tmp_path):
     src, tgt, langs = _toy(n_per_lang=20)
-    cfg = TrainConfig(max_epochs=2, patience=5, use_meaning=False, use_language=False)
+    cfg = MeaningTrainConfig(max_epochs=2, patience=5, use_meaning=False, use_language=False)
     log = train_meaning(src, tgt, langs, tmp_path, config=cfg, show_progress=False)
     h = log["history"][0]
     assert "val_meaning" not in h and "val_language" not in h
@@ -56,7 +56,7 @@ def test_misaligned_inputs_are_rejected(tmp_path):
 
 def test_snapshots_keep_the_model_of_every_nth_epoch(tmp_path):
     src, tgt, langs = _toy(n_per_lang=20)
-    cfg = TrainConfig(max_epochs=4, patience=10, batch_size=16, snapshot_every=2)
+    cfg = MeaningTrainConfig(max_epochs=4, patience=10, batch_size=16, snapshot_every=2)
     train_meaning(src, tgt, langs, tmp_path, config=cfg, show_progress=False)
     assert sorted(p.name for p in tmp_path.glob("model_epoch*.pt")) == ["model_epoch2.pt", "model_epoch4.pt"]
     early, late = MeaningModel.load(tmp_path / "model_epoch2.pt"), MeaningModel.load(tmp_path / "model_epoch4.pt")
@@ -78,7 +78,7 @@ class ScriptedDev:
 def test_dev_selection_picks_the_epoch_the_dev_curve_says_and_stops_after_patience(tmp_path):
     src, tgt, langs = _toy(n_per_lang=30)
     curve = [0.10, 0.30, 0.50, 0.45, 0.50, 0.20, 0.10, 0.60, 0.70]  # the tie at epoch 5 keeps epoch 3
-    cfg = TrainConfig(lr=3e-3, batch_size=16, max_epochs=9, patience=3, snapshot_every=1, select_on="qe-dev")
+    cfg = MeaningTrainConfig(lr=3e-3, batch_size=16, max_epochs=9, patience=3, snapshot_every=1, select_on="qe-dev")
     log = train_meaning(src, tgt, langs, tmp_path / "dev", config=cfg, dev={"qe-dev": ScriptedDev(curve)},
                         show_progress=False)
     assert log["best_epoch"] == 3 and log["best_score"] == 0.50
@@ -90,21 +90,21 @@ def test_dev_selection_picks_the_epoch_the_dev_curve_says_and_stops_after_patien
     # The validation loss was still falling: selecting on it would have taken the last epoch.
     vals = [h["val_loss"] for h in log["history"]]
     assert vals[-1] < vals[2]
-    cfg_loss = TrainConfig(lr=3e-3, batch_size=16, max_epochs=6, patience=3)
+    cfg_loss = MeaningTrainConfig(lr=3e-3, batch_size=16, max_epochs=6, patience=3)
     assert train_meaning(src, tgt, langs, tmp_path / "loss", config=cfg_loss, show_progress=False)["best_epoch"] == 6
 
 
 def test_select_on_must_name_a_dev_signal(tmp_path):
     src, tgt, langs = _toy(n_per_lang=5)
     with pytest.raises(ValueError, match=r"select_on 'qe-dev' names no dev signal; given: none"):
-        train_meaning(src, tgt, langs, tmp_path, config=TrainConfig(select_on="qe-dev"), show_progress=False)
+        train_meaning(src, tgt, langs, tmp_path, config=MeaningTrainConfig(select_on="qe-dev"), show_progress=False)
 
 
 def test_language_weight_scales_the_language_term_of_the_loss(tmp_path):
     src, tgt, langs = _toy(n_per_lang=10)
     for w in (0.0, 2.5):
         log = train_meaning(src, tgt, langs, tmp_path / str(w), show_progress=False,
-                            config=TrainConfig(max_epochs=1, patience=1, language_weight=w))
+                            config=MeaningTrainConfig(max_epochs=1, patience=1, language_weight=w))
         h = log["history"][0]
         assert h["val_loss"] == pytest.approx(h["val_rec"] + h["val_meaning"] + w * h["val_language"], rel=1e-5)
 
@@ -116,7 +116,7 @@ class Crash(Exception):
 def test_a_killed_run_resumes_to_the_same_model(tmp_path):
     src, tgt, langs = _toy(n_per_lang=30)
     curve = [0.1, 0.3, 0.2, 0.4, 0.35]
-    cfg = TrainConfig(lr=3e-3, batch_size=16, max_epochs=5, patience=5, select_on="qe-dev")
+    cfg = MeaningTrainConfig(lr=3e-3, batch_size=16, max_epochs=5, patience=5, select_on="qe-dev")
     whole = train_meaning(src, tgt, langs, tmp_path / "whole", config=cfg, dev={"qe-dev": ScriptedDev(curve)},
                           show_progress=False)
 
@@ -141,26 +141,28 @@ def test_a_killed_run_resumes_to_the_same_model(tmp_path):
     assert train_meaning(src, tgt, langs, tmp_path / "cut", config=cfg, dev={"qe-dev": rest},
                          show_progress=False)["epochs"] == 5
     with pytest.raises(ValueError, match="the settings differ from the run being resumed"):
-        train_meaning(src, tgt, langs, tmp_path / "cut", config=TrainConfig(lr=1e-3, select_on="qe-dev"),
+        train_meaning(src, tgt, langs, tmp_path / "cut", config=MeaningTrainConfig(lr=1e-3, select_on="qe-dev"),
                       dev={"qe-dev": rest}, show_progress=False)
 
 
 def test_a_run_from_before_a_setting_existed_resumes_with_its_default(tmp_path):
     src, tgt, langs = _toy(n_per_lang=10)
-    cfg = TrainConfig(max_epochs=1, patience=5)
+    cfg = MeaningTrainConfig(max_epochs=1, patience=5)
     train_meaning(src, tgt, langs, tmp_path, config=cfg, show_progress=False)
     state = torch.load(tmp_path / "checkpoint.pt", weights_only=False)
     del state["config"]["residual"]  # as written before the setting existed
     torch.save(state, tmp_path / "checkpoint.pt")
-    log = train_meaning(src, tgt, langs, tmp_path, config=TrainConfig(max_epochs=2, patience=5), show_progress=False)
+    log = train_meaning(src, tgt, langs, tmp_path, config=MeaningTrainConfig(max_epochs=2, patience=5),
+                        show_progress=False)
     assert log["epochs"] == 2
     with pytest.raises(ValueError, match="the settings differ from the run being resumed"):
-        train_meaning(src, tgt, langs, tmp_path, config=TrainConfig(max_epochs=3, residual=True), show_progress=False)
+        train_meaning(src, tgt, langs, tmp_path, config=MeaningTrainConfig(max_epochs=3, residual=True),
+                      show_progress=False)
 
 
 def test_a_residual_model_starts_at_the_base_vectors_and_learns_away_from_them(tmp_path):
     src, tgt, langs = _toy()
-    cfg = TrainConfig(lr=3e-3, batch_size=32, max_epochs=10, patience=10, hidden=32, residual=True)
+    cfg = MeaningTrainConfig(lr=3e-3, batch_size=32, max_epochs=10, patience=10, hidden=32, residual=True)
     train_meaning(src, tgt, langs, tmp_path, config=cfg, show_progress=False)
     fresh = MeaningModel(MeaningModel.load(tmp_path / "model.pt").config)
     e = torch.from_numpy(src)

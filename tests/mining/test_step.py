@@ -74,6 +74,20 @@ def test_what_enters_the_key(tmp_path):
     assert double(a) == double(dataclasses.replace(a, dir="/moved", total=99))  # by key only
 
 
+def test_a_renamed_config_keeps_its_key(tmp_path):
+    @dataclasses.dataclass(frozen=True)
+    class TallyConfig:  # CountConfig under a new name
+        n: int
+        source: str = path_field("")
+        batch: int = unkeyed(8)
+
+    class TallyStep(CountStep):
+        key_config_name = "CountConfig"
+
+    assert CountStep(TallyConfig(3), tmp_path).key != CountStep(CountConfig(3), tmp_path).key
+    assert TallyStep(TallyConfig(3), tmp_path).key == CountStep(CountConfig(3), tmp_path).key
+
+
 def test_summary_only_when_every_item_is_done_and_a_rerun_does_the_rest(tmp_path):
     runner = Runner(show_progress=False)
     step = CountStep(CountConfig(5), tmp_path)

@@ -4,7 +4,7 @@ import pytest
 import torch
 
 from xlingua.objectives import base
-from xlingua.objectives.base import Task, objective_names, register, task_class
+from xlingua.objectives.base import TrainingTask, objective_names, register, task_class
 from xlingua.training.config import TaskConfig, config_from_dict
 from xlingua.training.tasks import build_task
 
@@ -12,7 +12,7 @@ from xlingua.training.tasks import build_task
 def test_every_objective_file_registers_its_task():
     assert {"translation_ranking", "nli", "response_ranking", "dueam", "onealigner", "distillation", "cosent"} <= set(objective_names())
     for name in objective_names():
-        assert issubclass(task_class(name), Task)
+        assert issubclass(task_class(name), TrainingTask)
         assert task_class(name).objective_name == name
 
 
@@ -28,7 +28,7 @@ def test_a_new_objective_needs_only_its_own_registration(monkeypatch, tmp_path):
     monkeypatch.setattr(base, "_TASKS", dict(base._TASKS))
 
     @register("toy_mean")
-    class ToyTask(Task):
+    class ToyTask(TrainingTask):
         def __init__(self, config, examples, dim):
             super().__init__(config, examples, torch.nn.Linear(dim, 1))
 
@@ -45,7 +45,7 @@ def test_a_new_objective_needs_only_its_own_registration(monkeypatch, tmp_path):
     assert loss.shape == ()
     with pytest.raises(ValueError, match="two objectives named 'toy_mean'"):
         @register("toy_mean")
-        class Other(Task):
+        class Other(TrainingTask):
             pass
 
 

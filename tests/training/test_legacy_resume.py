@@ -67,17 +67,18 @@ def test_laser_checkpoint_resumes(tmp_path):
 
 
 def test_meaning_state_resumes(tmp_path):
-    from xlingua.meaning.trainer import TrainConfig, train_meaning
+    from xlingua.meaning.trainer import MeaningTrainConfig, train_meaning
 
     shutil.copy(LEGACY / "meaning_state.pt", tmp_path / "state.pt")
     saved = torch.load(LEGACY / "meaning_state.pt", weights_only=True)
     src, tgt, langs = S.meaning_data()
     from xlingua.meaning.trainer import MeaningRun
 
-    run = MeaningRun(src, tgt, langs, tmp_path, TrainConfig(**S.MEANING, max_epochs=4), {})
+    run = MeaningRun(src, tgt, langs, tmp_path, MeaningTrainConfig(**S.MEANING, max_epochs=4), {})
     assert run.load_checkpoint() and run.step == 2 and run.best_step == saved["best_epoch"]
     assert_same(run.model.state_dict(), saved["model"])
-    log = train_meaning(src, tgt, langs, tmp_path, config=TrainConfig(**S.MEANING, max_epochs=4), show_progress=False)
+    log = train_meaning(src, tgt, langs, tmp_path, config=MeaningTrainConfig(**S.MEANING, max_epochs=4),
+                        show_progress=False)
     assert log["epochs"] == 4 and [h["epoch"] for h in log["history"]] == [1, 2, 3, 4]
     assert [h["train_loss"] for h in log["history"][:2]] == [h["train_loss"] for h in saved["history"]]
     final = torch.load(LEGACY / "meaning_final.pt", weights_only=True)

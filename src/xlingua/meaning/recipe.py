@@ -1,5 +1,5 @@
 """A meaning run as a training config (`xlingua meaning train`, or `xlingua train` with
-`recipe: meaning`): the data of train_from_corpus and the trainer's TrainConfig in one mapping."""
+`recipe: meaning`): the data of train_from_corpus and the trainer's MeaningTrainConfig in one mapping."""
 from __future__ import annotations
 
 import dataclasses
@@ -23,22 +23,22 @@ class MeaningData:
 
 
 def recipe_config(data: dict) -> tuple:
-    """(MeaningData, TrainConfig, output directory) of a `recipe: meaning` training config:
+    """(MeaningData, MeaningTrainConfig, output directory) of a `recipe: meaning` training config:
     `output_dir` and the fields of both, at their defaults when not given."""
-    from xlingua.meaning.trainer import TrainConfig  # torch: not at import, the command line reads defaults here
+    from xlingua.meaning.trainer import MeaningTrainConfig  # torch: not at import, the command line reads defaults here
 
     data = {k: v for k, v in data.items() if k != "recipe"}
     if "output_dir" not in data:
         raise ValueError("a meaning recipe needs output_dir")
     out = Path(data.pop("output_dir"))
-    fields = {cls: {f.name for f in dataclasses.fields(cls)} for cls in (MeaningData, TrainConfig)}
-    unknown = sorted(set(data) - fields[MeaningData] - fields[TrainConfig])
+    fields = {cls: {f.name for f in dataclasses.fields(cls)} for cls in (MeaningData, MeaningTrainConfig)}
+    unknown = sorted(set(data) - fields[MeaningData] - fields[MeaningTrainConfig])
     if unknown:
-        known = sorted(fields[MeaningData] | fields[TrainConfig] | {"output_dir"})
+        known = sorted(fields[MeaningData] | fields[MeaningTrainConfig] | {"output_dir"})
         raise ValueError(f"unknown meaning setting(s) {unknown}; known: {known}")
     data = split_lists(MeaningData, data)
     return (MeaningData(**{k: v for k, v in data.items() if k in fields[MeaningData]}),
-            TrainConfig(**{k: v for k, v in data.items() if k in fields[TrainConfig]}), out)
+            MeaningTrainConfig(**{k: v for k, v in data.items() if k in fields[MeaningTrainConfig]}), out)
 
 
 def run_recipe(data: dict, show_progress: bool = True) -> dict:

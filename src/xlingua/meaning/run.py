@@ -18,7 +18,7 @@ from xlingua.training.loop import LOG, LoopSettings, TrainingLoop
 
 
 @dataclass
-class TrainConfig:
+class MeaningTrainConfig:
     lr: float = 1e-4
     batch_size: int = 512
     max_epochs: int = 1000
@@ -106,7 +106,7 @@ class MeaningRun(TrainingLoop):
     free = ("max_epochs", "patience", "snapshot_every")  # stopping rules may change on resume
     legacy_files = ("state.pt",)
 
-    def __init__(self, src, tgt, src_langs, out, config: TrainConfig, dev: dict[str, DevSignal],
+    def __init__(self, src, tgt, src_langs, out, config: MeaningTrainConfig, dev: dict[str, DevSignal],
                  tgt_lang: str = "en", base_name: str = "", base_fingerprint: str = ""):
         super().__init__(out, LoopSettings(
             max_steps=config.max_epochs, eval_every=1, eval_at_start=False, checkpoint_every=1,
@@ -174,7 +174,7 @@ class MeaningRun(TrainingLoop):
         return {**asdict(self.config), **self.data}
 
     def defaults(self) -> dict:
-        return asdict(TrainConfig())
+        return asdict(MeaningTrainConfig())
 
     def state_dict(self) -> dict:
         return {"model": self.model.state_dict(), "optimizer": self.opt.state_dict(), "best_val": self.best_val,

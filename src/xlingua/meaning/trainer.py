@@ -17,14 +17,14 @@ from pathlib import Path
 import numpy as np
 
 from xlingua.io import write_json
-from xlingua.meaning.run import DevSignal, MeaningRun, TrainConfig
+from xlingua.meaning.run import DevSignal, MeaningRun, MeaningTrainConfig
 
-__all__ = ["DevSignal", "MeaningRun", "TrainConfig", "train_from_corpus", "train_meaning"]
+__all__ = ["DevSignal", "MeaningRun", "MeaningTrainConfig", "train_from_corpus", "train_meaning"]
 
 
 def train_meaning(src: np.ndarray, tgt: np.ndarray, src_langs: list[str], out_dir, *,
                   tgt_lang: str = "en", base_name: str = "", base_fingerprint: str = "",
-                  config: TrainConfig | None = None, dev: dict[str, DevSignal] | None = None,
+                  config: MeaningTrainConfig | None = None, dev: dict[str, DevSignal] | None = None,
                   show_progress: bool = True) -> dict:
     """Train on base vectors of pairs (src[i] in src_langs[i], tgt[i] in tgt_lang); write
     out_dir/model.pt (the best epoch by `config.select_on`: lowest validation loss, or highest
@@ -32,7 +32,7 @@ def train_meaning(src: np.ndarray, tgt: np.ndarray, src_langs: list[str], out_di
     signals (model -> {"mean": ..., subset: ...}), all computed and logged after every epoch.
     A run started again on the same out_dir with the same settings and data continues from its
     checkpoint (max_epochs, patience and snapshot_every may change)."""
-    config = config or TrainConfig()
+    config = config or MeaningTrainConfig()
     dev = dict(dev or {})
     if src.shape != tgt.shape or len(src) != len(src_langs):
         raise ValueError(f"src {src.shape}, tgt {tgt.shape} and {len(src_langs)} languages do not line up")
@@ -44,7 +44,7 @@ def train_meaning(src: np.ndarray, tgt: np.ndarray, src_langs: list[str], out_di
 
 
 def train_from_corpus(base: str, langs: list[str], pairs_per_lang: int, out_dir, *,
-                      config: TrainConfig | None = None, corpus: str | None = None,
+                      config: MeaningTrainConfig | None = None, corpus: str | None = None,
                       extra: list[str] | None = None, general: list[str] | None = None,
                       general_langs: list[str] | None = None, general_pairs: int = 0,
                       general_root=None, dev: list[str] | None = None, qe_pairs=None,
@@ -59,7 +59,7 @@ def train_from_corpus(base: str, langs: list[str], pairs_per_lang: int, out_dir,
     from xlingua.meaning.data import Pairs, embed_cached, read_extra, read_general_pairs, read_l10n
     from xlingua.meaning.dev import SIGNALS, QEDev, RetrievalDev, StsDev
 
-    config = config or TrainConfig()
+    config = config or MeaningTrainConfig()
     dev = list(dev if dev is not None else ([config.select_on] if config.select_on != "val-loss" else []))
     if config.select_on != "val-loss" and config.select_on not in dev:
         dev.append(config.select_on)

@@ -24,7 +24,7 @@ from xlingua.mining.gold import calibration, check_gold
 from xlingua.mining.knn import IndexConfig, IndexStep, KnnConfig, KnnStep, Neighbours
 from xlingua.mining.rescore import RescoreConfig, Rescored, RescoreStep
 from xlingua.mining.runner import Runner
-from xlingua.mining.score import Best, ScoreConfig, ScoreStep
+from xlingua.mining.score import Best, ScoreStep, ScoreStepConfig
 from xlingua.mining.write import write_pairs
 from xlingua.similarity.margin import check_score
 from xlingua.similarity.select import MODES, apply_threshold, select_pairs
@@ -154,8 +154,8 @@ def _run_steps(runner: Runner, workdir: Path, config: MineConfig, shards: dict[s
     vectors = _vectors(runner, workdir, config, shards, encoder)
     knn = {"fwd": _knn(runner, workdir, config, vectors["src"], vectors["tgt"], "fwd"),
            "bwd": _knn(runner, workdir, config, vectors["tgt"], vectors["src"], "bwd")}
-    best = runner.run(ScoreStep(ScoreConfig(knn["fwd"], knn["bwd"], vectors["src"], vectors["tgt"],
-                                            config.margin, config.k, config.alpha), workdir), "score")
+    best = runner.run(ScoreStep(ScoreStepConfig(knn["fwd"], knn["bwd"], vectors["src"], vectors["tgt"],
+                                                config.margin, config.k, config.alpha), workdir), "score")
     rescored = None
     if config.rescore or rescore_encoder is not None:
         rescored = _rescore(runner, workdir, config, best, shards,

@@ -17,7 +17,7 @@ from xlingua.similarity.bitext import batch_stat, best_candidates, knn_stat, mea
 
 
 @dataclasses.dataclass(frozen=True)
-class ScoreConfig:
+class ScoreStepConfig:
     fwd: Neighbours = upstream()
     bwd: Neighbours = upstream()
     src_embed: Vectors = upstream()
@@ -54,6 +54,7 @@ class ScoreStep(Step):
 
     name = "score"
     output_type = Best
+    key_config_name = "ScoreConfig"
 
     def run(self, item, progress: bool) -> None:
         cfg = self.config

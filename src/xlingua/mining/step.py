@@ -68,6 +68,9 @@ class Step:
     output_type: ClassVar[type] = Output
     #: the order of the key's fields when it differs from the config's (see old_key_fields)
     key_order: ClassVar[tuple] = ()
+    #: the config's name in the key when its class was renamed after keys were written with
+    #: the old name (so those work directories keep their cache)
+    key_config_name: ClassVar[str] = ""
     #: whether the items may run as Ray tasks: only steps whose items read the work directory
     #: alone (an input file or a store may exist on this machine only)
     spread: ClassVar[bool] = False
@@ -104,8 +107,8 @@ class Step:
         config (`ShardConfig(path='', ...)`): the form keys have had from the start."""
         fields = ", ".join(f"{name}={value!r}" for name, value in self.key_fields().items())
         versioned = {"version": self.version} if self.version > 1 else {}
-        return stable_hash({"step": self.name, "config": f"{type(self.config).__name__}({fields})",
-                            **versioned})
+        config_name = self.key_config_name or type(self.config).__name__
+        return stable_hash({"step": self.name, "config": f"{config_name}({fields})", **versioned})
 
     @property
     def dir(self) -> Path:

@@ -15,10 +15,10 @@ from torch import nn
 
 from xlingua.registry import declare, import_package
 
-_TASKS: dict[str, type["Task"]] = {}
+_TASKS: dict[str, type["TrainingTask"]] = {}
 
 
-class Task(nn.Module):
+class TrainingTask(nn.Module):
     """One objective on one dataset. `config` has `name` and `options` (the objective's
     settings from the training config); `dim` is the model's embedding size."""
 
@@ -39,8 +39,8 @@ class Task(nn.Module):
 
 
 def register(name: str):
-    """Class decorator: make a Task subclass the training task of objective `name`."""
-    def add(cls: type[Task]) -> type[Task]:
+    """Class decorator: make a TrainingTask subclass the training task of objective `name`."""
+    def add(cls: type[TrainingTask]) -> type[TrainingTask]:
         declare(_TASKS, name, cls, "objectives named")
         cls.objective_name = name
         return cls
@@ -56,7 +56,7 @@ def objective_names() -> tuple[str, ...]:
     return tuple(sorted(_TASKS))
 
 
-def task_class(name: str) -> type[Task]:
+def task_class(name: str) -> type[TrainingTask]:
     _load()
     if name not in _TASKS:
         raise ValueError(f"unknown objective {name!r}; choose one of {objective_names()}")

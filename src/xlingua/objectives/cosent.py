@@ -14,7 +14,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from xlingua.objectives.base import Task, register
+from xlingua.objectives.base import TrainingTask, register
 
 
 class CoSENTLoss(nn.Module):
@@ -33,7 +33,7 @@ class CoSENTLoss(nn.Module):
 
 
 @register("cosent")
-class CoSENTTask(Task):
+class CoSENTTask(TrainingTask):
     """Graded pairs (s1, s2, score), e.g. stsb_multi_mt; options: scale."""
 
     def __init__(self, config, examples, dim):

@@ -19,7 +19,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from xlingua.objectives.base import Task, register
+from xlingua.objectives.base import TrainingTask, register
 from xlingua.objectives.distributed import rank
 
 
@@ -49,7 +49,7 @@ class DistillationLoss(nn.Module):
 
 
 @register("distillation")
-class DistillationTask(Task):
+class DistillationTask(TrainingTask):
     """Examples (xx, english, ...). Options: teacher (encoder spec, default `bundled`),
     teacher_cache (directory of the embedding cache, default $XLINGUA_HOME/embeddings), metric,
     english_weight. The teacher's vectors of every distinct English sentence are computed once,

@@ -16,7 +16,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from xlingua.objectives.base import Task, register
+from xlingua.objectives.base import TrainingTask, register
 from xlingua.objectives.distributed import gather
 from xlingua.similarity.wmd import wmd
 
@@ -36,7 +36,7 @@ class DuEAMLoss(nn.Module):
 
 
 @register("dueam")
-class DuEAMTask(Task):
+class DuEAMTask(TrainingTask):
     """Examples (source, target). Options: lam (0.003), wmd_method (emd | sinkhorn), wmd_reg,
     layer (-1). The anchor is a frozen copy of the model as it is when the task is prepared
     (the start)."""

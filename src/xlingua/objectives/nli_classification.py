@@ -11,7 +11,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from xlingua.objectives.base import Task, register
+from xlingua.objectives.base import TrainingTask, register
 from xlingua.objectives.distributed import gather
 
 NLI_LABELS = ("entailment", "neutral", "contradiction")
@@ -32,7 +32,7 @@ class NLIClassificationLoss(nn.Module):
 
 
 @register("nli")
-class NLITask(Task):
+class NLITask(TrainingTask):
     """Examples (premise, hypothesis, label index). Options: hidden, num_labels."""
 
     def __init__(self, config, examples, dim):

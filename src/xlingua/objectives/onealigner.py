@@ -21,7 +21,7 @@ from torch import nn
 
 from xlingua.similarity.bertscore import bertscore_matrix
 from xlingua.similarity.inbatch import inbatch_normalize
-from xlingua.objectives.base import Task, register
+from xlingua.objectives.base import TrainingTask, register
 from xlingua.objectives.distributed import gather_padded
 
 
@@ -71,7 +71,7 @@ class OneAlignerLoss(nn.Module):
 
 
 @register("onealigner")
-class OneAlignerTask(Task):
+class OneAlignerTask(TrainingTask):
     """Examples (source, target). Options: alpha, temperature, similarity (bertscore | cosine),
     negatives (global | row), layer (hidden_states index of the token embeddings, -1 = last)."""
 

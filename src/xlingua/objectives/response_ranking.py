@@ -15,7 +15,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from xlingua.objectives.base import Task, register
+from xlingua.objectives.base import TrainingTask, register
 from xlingua.objectives.distributed import gather
 
 
@@ -40,7 +40,7 @@ class ResponseRankingLoss(nn.Module):
 
 
 @register("response_ranking")
-class ResponseRankingTask(Task):
+class ResponseRankingTask(TrainingTask):
     """Examples (context, response). Options: hidden, scale."""
 
     def __init__(self, config, examples, dim):

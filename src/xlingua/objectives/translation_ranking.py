@@ -19,7 +19,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from xlingua.io import write_json
-from xlingua.objectives.base import Task, register
+from xlingua.objectives.base import TrainingTask, register
 from xlingua.objectives.distributed import gather, rank
 
 
@@ -47,7 +47,7 @@ class TranslationRankingLoss(nn.Module):
 
 
 @register("translation_ranking")
-class TranslationRankingTask(Task):
+class TranslationRankingTask(TrainingTask):
     """Examples (source, target). Options: scale, margin, bidirectional, hard_negatives (k per
     example; mined with the start model, or with `mine_with: MODEL_DIR`)."""
 

@@ -2,12 +2,12 @@
 objective registered under `objective:` (xlingua.objectives)."""
 from __future__ import annotations
 
-from xlingua.objectives import Task, task_class
+from xlingua.objectives import TrainingTask, task_class
 from xlingua.training.config import TaskConfig
 from xlingua.data.examples import load_examples
 
 
-def build_task(config: TaskConfig, dim: int, seed: int = 0) -> Task:
+def build_task(config: TaskConfig, dim: int, seed: int = 0) -> TrainingTask:
     cls = task_class(config.objective)
     examples = load_examples(config.data, seed)
     try:

@@ -51,11 +51,13 @@ def laser(tmp):
 
 
 def meaning(tmp):
-    from xlingua.meaning.trainer import TrainConfig, train_meaning
+    from xlingua.meaning.trainer import MeaningTrainConfig, train_meaning
 
     src, tgt, langs = S.meaning_data()
-    train_meaning(src, tgt, langs, tmp / "whole", config=TrainConfig(**S.MEANING, max_epochs=4), show_progress=False)
-    train_meaning(src, tgt, langs, tmp / "cut", config=TrainConfig(**S.MEANING, max_epochs=2), show_progress=False)
+    train_meaning(src, tgt, langs, tmp / "whole", config=MeaningTrainConfig(**S.MEANING, max_epochs=4),
+                  show_progress=False)
+    train_meaning(src, tgt, langs, tmp / "cut", config=MeaningTrainConfig(**S.MEANING, max_epochs=2),
+                  show_progress=False)
     shutil.copy(tmp / "cut" / "state.pt", DEST / "meaning_state.pt")
     torch.save(torch.load(tmp / "whole" / "state.pt", weights_only=True)["model"], DEST / "meaning_final.pt")
 
