@@ -3,7 +3,7 @@ torch fp32 (the reference), ONNX Runtime fp32, CTranslate2 fp32, and three int8 
 torch's dynamic quantization of the linear layers, ONNX Runtime's dynamic quantizer (per
 channel; all MatMuls, or with the feed-forward layers kept fp32), CTranslate2 int8.
 
-Every candidate embeds the same real sentences (embed_bench.sample_sentences) through xlingua's
+Every candidate embeds the same real sentences (bench.embed.sample_sentences) through xlingua's
 tokenizer, batching, pooling and normalization; only the hidden states come from the engine.
 The sentences are cut by token length into `--rounds` groups of equal size (shortest first);
 every engine embeds each group in turn, in a rotating order, so load from other processes falls
@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from xlingua.embed_bench import _machine, sample_sentences
+from xlingua.bench.embed import _machine, sample_sentences
 from xlingua.encoders.loading import load_encoder
 from xlingua.io import write_text
 

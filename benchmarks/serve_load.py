@@ -300,7 +300,7 @@ def sentences(path: str | None, n: int, seed: int) -> list[str]:
         from xlingua.data.text import read_lines
 
         return [line.text for line in read_lines(path) if line.text.strip()]
-    from xlingua.embed_bench import sample_sentences
+    from xlingua.bench.embed import sample_sentences
 
     return sample_sentences(n=n, seed=seed)
 

@@ -1,7 +1,7 @@
 """Imports run downward: data -> encoders / similarity / index -> objectives -> mining -> training
-(the training loop) -> evaluation, laser, meaning (and the other jobs) -> the command line and
-the server. A module may import its own package and any lower layer, never a package of its own
-layer or above.
+(the training loop) -> evaluation, laser, meaning (and the other jobs) -> the benchmarks (bench)
+-> the command line and the server. A module may import its own package and any lower layer,
+never a package of its own layer or above.
 
 `python -m tests.test_layers [SRC/xlingua]` lists the upward imports of any tree (e.g. an older
 checkout's) and counts them."""
@@ -16,7 +16,8 @@ LAYERS = [
     {"objectives"},
     {"mining"},  # below evaluation, whose bucc and alignment tasks mine in memory
     {"training"},  # the one training loop, below the recipes that run through it
-    {"evaluation", "laser", "meaning", "static", "qe", "embed", "embed_bench", "score", "align", "demo"},
+    {"evaluation", "laser", "meaning", "static", "qe", "embed", "score", "align", "demo"},
+    {"bench"},  # measures the layers below; only the command line imports it
     {"cli", "cli_errors", "serve"},  # the front ends: the command line and the HTTP server
 ]
 

@@ -190,7 +190,7 @@ def bench_embed_command(
     """Embedding speed of each path vs sentence-transformers, and cosine to the fp32 reference."""
     from rich.console import Console
 
-    from xlingua.embed_bench import DEFAULT_PATHS, markdown, run_bench
+    from xlingua.bench.embed import DEFAULT_PATHS, markdown, run_bench
 
     report = run_bench(n=n, rounds=rounds, seed=seed, paths=path or DEFAULT_PATHS, out_dir=out,
                        reference=reference)
@@ -206,7 +206,7 @@ def bench_peak_command(
 ):
     """This CPU's matrix-multiply rate (GFLOP/s) per dtype on the model's linear layers: the peak
     `bench embed` sets each path against."""
-    from xlingua.embed_bench import peak_report
+    from xlingua.bench.embed import peak_report
 
     typer.echo(peak_report(model, dtype or None, seconds, tokens))
 
@@ -226,7 +226,7 @@ def bench_prepare_command(
     """Mining F1 on crawled documents built from newstest: raw lines vs split only vs `prepare`."""
     from pathlib import Path
 
-    from xlingua.mining.prepare_bench import markdown, run
+    from xlingua.bench.prepare import markdown, run
 
     from xlingua.io import write_json, write_text
 

@@ -1,4 +1,5 @@
-"""`xlingua laser ...` commands (thin: the work is in xlingua.laser.trainer, .sweep and .ship)."""
+"""`xlingua laser ...` commands (thin: the work is in xlingua.laser.trainer and .ship, the sweep's in
+xlingua.bench.laser_sweep)."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -116,7 +117,7 @@ def sweep_command(
 ):
     """Distil a student of every size for the same time; rank them on the general dev slice against
     sentences per CPU second (the teacher timed on the same sentences)."""
-    from xlingua.laser.sweep import markdown, parse_sizes, run_sweep
+    from xlingua.bench.laser_sweep import markdown, parse_sizes, run_sweep
     from xlingua.laser.config import LaserTrainConfig, parse_settings
 
     base = LaserTrainConfig.distill(**parse_settings(option or []))

@@ -1,7 +1,7 @@
 """FLOPs counted from a model's shapes, against numbers worked out by hand."""
 from transformers import BertConfig
 
-from xlingua.encoders.flops import Shapes, text_flops, total_flops
+from xlingua.bench.flops import Shapes, text_flops, total_flops
 
 TOY = Shapes(layers=2, hidden=4, intermediate=8)
 

@@ -1,11 +1,11 @@
 """The matrix-multiply rate this CPU attains with torch on a model's linear layers, per dtype:
 the ceiling an embedding path's FLOPs/s is set against (`xlingua bench peak`, `bench embed`).
 
-One round runs one layer's linear layers (encoders.flops) on a batch of `tokens` rows, the size
-of batch `encode` cuts (batching.TOKEN_BUDGET): fp32; bf16 where the CPU multiplies bf16 in
-hardware (emulated bf16 is no peak); int8 through torch's dynamically quantized linear layer
-(activations quantized on the fly, as a quantized model would run) where torch has a quantized
-engine for this CPU.
+One round runs one layer's linear layers (bench.flops) on a batch of `tokens` rows, the size
+of batch `encode` cuts (encoders.batching.TOKEN_BUDGET): fp32; bf16 where the CPU multiplies
+bf16 in hardware (emulated bf16 is no peak); int8 through torch's dynamically quantized linear
+layer (activations quantized on the fly, as a quantized model would run) where torch has a
+quantized engine for this CPU.
 """
 from __future__ import annotations
 
@@ -15,8 +15,8 @@ import warnings
 import torch
 from torch import nn
 
+from xlingua.bench.flops import Shapes
 from xlingua.encoders.batching import TOKEN_BUDGET
-from xlingua.encoders.flops import Shapes
 
 DTYPES = ("fp32", "bf16", "int8")
 

@@ -5,8 +5,8 @@ of each path to the fp32 reference (bundled:torch, or `--reference DIR` when tim
 
 Each path that runs a BERT-style model also gets the fraction of this CPU's matrix-multiply
 peak it reaches: FLOPs counted from the model's shapes and the real token lengths of the
-sentences it embedded (encoders.flops; padding is not useful work and is not counted), per
-second, over the peak of the dtype its products run in (encoders.peak, measured at the start
+sentences it embedded (bench.flops; padding is not useful work and is not counted), per
+second, over the peak of the dtype its products run in (bench.peak, measured at the start
 of the run; `xlingua bench peak` measures it alone).
 
 The sentences are a fixed-seed sample of both sides of the l10n dev files (28 languages and
@@ -28,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-from xlingua.encoders.flops import Shapes, text_flops
+from xlingua.bench.flops import Shapes, text_flops
 from xlingua.encoders.loading import BUNDLED, E5_SMALL, FAST_ENGINE_SERVES
 from xlingua.paths import corpora_dir, xlingua_home
 from xlingua.io import write_text
@@ -155,7 +155,7 @@ def _count_work(res: PathResult, enc, texts: list[str], reference) -> Shapes | N
 
 def measure_paths_peak(shapes: Shapes | None, dtypes, seconds: float) -> dict[str, float]:
     """The peak of each dtype the paths run in that this CPU can measure (GFLOP/s)."""
-    from xlingua.encoders.peak import DTYPES, available_dtypes, measure_peak
+    from xlingua.bench.peak import DTYPES, available_dtypes, measure_peak
 
     have = available_dtypes()
     wanted = [d for d in DTYPES if d in dtypes and d in have]
@@ -172,7 +172,7 @@ def peak_report(spec: str, dtypes=None, seconds: float = 3.0, tokens: int | None
     """`xlingua bench peak`: the peak of each dtype on the linear layers of `spec`'s model, as
     markdown."""
     from xlingua.encoders.batching import TOKEN_BUDGET
-    from xlingua.encoders.peak import check_dtypes, measure_peak
+    from xlingua.bench.peak import check_dtypes, measure_peak
 
     dtypes = check_dtypes(dtypes)  # an unknown dtype fails before the model loads
     tokens = tokens or TOKEN_BUDGET

@@ -4,13 +4,13 @@ import json
 import pytest
 
 from tests.encoders.test_hf_encoder import TEXTS, tiny_dir  # noqa: F401  (fixture)
-from xlingua import embed_bench
+from xlingua.bench import embed
 
 
 def test_bench_times_bf16_dir_against_its_fp32_reference(tiny_dir, tmp_path, monkeypatch):  # noqa: F811
-    monkeypatch.setattr(embed_bench, "sample_sentences", lambda n, seed: (TEXTS * 4)[:n])
-    report = embed_bench.run_bench(n=12, rounds=3, paths=[f"bf16:{tiny_dir}"], out_dir=tmp_path,
-                                   reference=str(tiny_dir), peak_seconds=0.05)
+    monkeypatch.setattr(embed, "sample_sentences", lambda n, seed: (TEXTS * 4)[:n])
+    report = embed.run_bench(n=12, rounds=3, paths=[f"bf16:{tiny_dir}"], out_dir=tmp_path,
+                             reference=str(tiny_dir), peak_seconds=0.05)
     rows = {r["path"]: r for r in report["rows"]}
     assert list(rows) == [str(tiny_dir), f"bf16:{tiny_dir}"]
     assert rows[str(tiny_dir)]["cosine_min"] == 1.0
@@ -21,14 +21,14 @@ def test_bench_times_bf16_dir_against_its_fp32_reference(tiny_dir, tmp_path, mon
 
 
 def test_fraction_of_peak_from_counted_flops(tiny_dir, tmp_path, monkeypatch):  # noqa: F811
-    from xlingua.encoders.flops import Shapes, total_flops
+    from xlingua.bench.flops import Shapes, total_flops
+    from xlingua.bench.peak import available_dtypes
     from xlingua.encoders.loading import load_encoder
-    from xlingua.encoders.peak import available_dtypes
 
     texts = (TEXTS * 4)[:12]
-    monkeypatch.setattr(embed_bench, "sample_sentences", lambda n, seed: texts)
-    report = embed_bench.run_bench(n=12, rounds=3, paths=[f"bf16:{tiny_dir}"], out_dir=tmp_path,
-                                   reference=str(tiny_dir), peak_seconds=0.05)
+    monkeypatch.setattr(embed, "sample_sentences", lambda n, seed: texts)
+    report = embed.run_bench(n=12, rounds=3, paths=[f"bf16:{tiny_dir}"], out_dir=tmp_path,
+                             reference=str(tiny_dir), peak_seconds=0.05)
     peak = report["peak_gflop_per_s"]
     assert list(peak) == [d for d in ("fp32", "bf16") if d in available_dtypes()]
     fp32, bf16 = (next(r for r in report["rows"] if r["path"] == p) for p in (str(tiny_dir), f"bf16:{tiny_dir}"))
@@ -38,7 +38,7 @@ def test_fraction_of_peak_from_counted_flops(tiny_dir, tmp_path, monkeypatch):  
     # three significant digits each
     assert fp32["peak_fraction"] == pytest.approx(fp32["gflop_per_s"] / peak["fp32"], rel=2e-2)
     assert (bf16["peak_fraction"] is None) == ("bf16" not in peak)
-    assert "of fp32 |" in embed_bench.markdown(report)
+    assert "of fp32 |" in embed.markdown(report)
 
 
 @pytest.mark.parametrize("spec", ["laser:student", "laser-small", "static:run/model", "static-small"])
@@ -59,11 +59,11 @@ def test_another_model_of_the_same_size_gets_no_cosine(spec, tiny_dir, tmp_path,
         def fingerprint(self):
             return "student"
 
-    real_load = embed_bench._load
-    monkeypatch.setattr(embed_bench, "_load", lambda s: SameSize() if s == spec else real_load(s))
-    monkeypatch.setattr(embed_bench, "sample_sentences", lambda n, seed: (TEXTS * 4)[:n])
-    report = embed_bench.run_bench(n=8, rounds=2, paths=[spec], out_dir=tmp_path, reference=str(tiny_dir),
-                                   peak_seconds=0.05)
+    real_load = embed._load
+    monkeypatch.setattr(embed, "_load", lambda s: SameSize() if s == spec else real_load(s))
+    monkeypatch.setattr(embed, "sample_sentences", lambda n, seed: (TEXTS * 4)[:n])
+    report = embed.run_bench(n=8, rounds=2, paths=[spec], out_dir=tmp_path, reference=str(tiny_dir),
+                             peak_seconds=0.05)
     rows = {r["path"]: r for r in report["rows"]}
     assert rows[spec]["cosine_mean"] is None and rows[spec]["sentences_per_s"] > 0
     assert rows[spec]["dtype"] is None and rows[spec]["peak_fraction"] is None  # not a BERT-style model

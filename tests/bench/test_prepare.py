@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from xlingua.mining.prepare_bench import markdown, run, throughput
+from xlingua.bench.prepare import markdown, run, throughput
 from xlingua.mining.toy import CharNgramEncoder
 
 

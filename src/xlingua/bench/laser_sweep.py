@@ -1,7 +1,8 @@
-"""Student size sweep: distil one student per (layers x width, vocabulary) for the same training
-time, then measure each on the general dev slice (xx<->en retrieval accuracy, cosine to the
-teacher) and its embedding speed in sentences per CPU second on the same dev sentences, beside
-the teacher's. Writes sweep.json, sweep.md and sweep.png (quality vs speed) under OUT.
+"""`xlingua laser sweep`, the student size sweep: distil one student per (layers x width,
+vocabulary) for the same training time, then measure each on the general dev slice (xx<->en
+retrieval accuracy, cosine to the teacher) and its embedding speed in sentences per CPU second
+on the same dev sentences, beside the teacher's. Writes sweep.json, sweep.md and sweep.png
+(quality vs speed) under OUT.
 
 Every run lives in OUT/<name> and resumes like `xlingua laser train`; a finished run is only
 measured, and a measured one is skipped, so the sweep resumes after a kill. Runs with the same

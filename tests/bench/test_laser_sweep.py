@@ -9,7 +9,7 @@ import pytest
 
 from tests.laser.test_laser_distill import WORDS, ToyTeacher
 from xlingua.data.general import DEV_SENTENCES, dev_english
-from xlingua.laser.sweep import parse_sizes, run_sweep
+from xlingua.bench.laser_sweep import parse_sizes, run_sweep
 from xlingua.laser.trainer import LaserTrainConfig
 
 

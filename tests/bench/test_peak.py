@@ -3,9 +3,9 @@ of a dtype it cannot measure (the figures themselves are timings and are not che
 import pytest
 from typer.testing import CliRunner
 
+from xlingua.bench import peak
+from xlingua.bench.flops import Shapes
 from xlingua.cli import app
-from xlingua.encoders import peak
-from xlingua.encoders.flops import Shapes
 
 TINY = Shapes(layers=1, hidden=8, intermediate=16)
 
