@@ -6,12 +6,12 @@ import io
 import numpy as np
 from rich.console import Console
 
-from xlingua.demo import align, load_examples, run_demo
+from xlingua.demo import best_matches, builtin_examples, run_demo
 from xlingua.encoders.base import Encoder
 
 
 def test_examples_are_parallel_and_multiscript():
-    ex = load_examples()
+    ex = builtin_examples()
     assert len(ex) >= 6
     sizes = {len(v) for v in ex.values()}
     assert sizes == {8}
@@ -22,10 +22,10 @@ def test_examples_are_parallel_and_multiscript():
         assert any(lo <= ord(c) <= hi for c in text)
 
 
-def test_align_picks_margin_best_with_scores():
+def test_best_matches_by_margin_with_scores():
     src = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
     tgt = np.array([[0.0, 1.0], [1.0, 0.1], [0.9, 1.0]])
-    res = align(src, tgt, k=2)
+    res = best_matches(src, tgt, k=2)
     assert res.best.tolist() == [1, 0, 2]
     assert np.isclose(res.cosine[0], 1 / np.sqrt(1.01))
     assert res.accuracy == 1 / 3
@@ -40,7 +40,7 @@ class RowEncoder(Encoder):
     dim = 8
 
     def __init__(self):
-        ex = load_examples()
+        ex = builtin_examples()
         self.row = {s: i for sents in ex.values() for i, s in enumerate(sents)}
 
     def _encode_batch(self, texts, lang):
@@ -56,4 +56,4 @@ def test_run_demo_prints_tables():
     printed = buf.getvalue()
     assert "en -> zh" in printed and "100% correct" in printed
     assert "火车早上七点出发。" in printed and "Alignment accuracy" in printed
-    assert set(vecs) == set(load_examples())
+    assert set(vecs) == set(builtin_examples())

@@ -20,7 +20,7 @@ DEFAULT_PAIRS = (("en", "zh"), ("ar", "hi"))
 MARGIN_K = 4
 
 
-def load_examples() -> dict[str, list[str]]:
+def builtin_examples() -> dict[str, list[str]]:
     """The built-in parallel example: {language: sentences}, row i the same meaning."""
     text = resources.files("xlingua").joinpath("examples/parallel.tsv").read_text(encoding="utf-8")
     rows = list(csv.reader(text.splitlines(), delimiter="\t", quoting=csv.QUOTE_NONE))
@@ -32,7 +32,7 @@ def load_examples() -> dict[str, list[str]]:
 
 
 @dataclass
-class Alignment:
+class Matches:
     """For each source sentence: the index of its best target, its cosine and its margin."""
 
     best: np.ndarray
@@ -45,13 +45,13 @@ class Alignment:
         return float(np.mean(self.best == np.arange(len(self.best))))
 
 
-def align(src: np.ndarray, tgt: np.ndarray, k: int = MARGIN_K) -> Alignment:
+def best_matches(src: np.ndarray, tgt: np.ndarray, k: int = MARGIN_K) -> Matches:
     """Nearest target of every source row by ratio margin over k neighbours."""
     k = min(k, len(tgt), len(src))
     margins = score_matrix(src, tgt, "ratio", k=k)
     best = margins.argmax(axis=1)
     rows = np.arange(len(src))
-    return Alignment(best, cosine_matrix(src, tgt)[rows, best], margins[rows, best])
+    return Matches(best, cosine_matrix(src, tgt)[rows, best], margins[rows, best])
 
 
 def embed_examples(encoder, examples: dict[str, list[str]]) -> dict[str, np.ndarray]:
@@ -66,7 +66,7 @@ def embed_examples(encoder, examples: dict[str, list[str]]) -> dict[str, np.ndar
 def pair_table(examples, vecs, src: str, tgt: str):
     from rich.table import Table
 
-    result = align(vecs[src], vecs[tgt])
+    result = best_matches(vecs[src], vecs[tgt])
     table = Table(title=f"{src} -> {tgt}: nearest {tgt} sentence by margin "
                         f"({result.accuracy:.0%} correct)", show_lines=False)
     table.add_column(src)
@@ -90,7 +90,7 @@ def accuracy_table(vecs):
     for lang in langs:
         table.add_column(lang, justify="right")
     for a in langs:
-        cells = ["" if a == b else f"{align(vecs[a], vecs[b]).accuracy:.0%}" for b in langs]
+        cells = ["" if a == b else f"{best_matches(vecs[a], vecs[b]).accuracy:.0%}" for b in langs]
         table.add_row(a, *cells)
     return table
 
@@ -102,7 +102,7 @@ def run_demo(model="bundled", pairs=DEFAULT_PAIRS, console=None) -> dict[str, np
     from xlingua.encoders.loading import load_encoder
 
     console = console or Console()
-    examples = load_examples()
+    examples = builtin_examples()
     for src, tgt in pairs:
         for lang in (src, tgt):
             if lang not in examples:

@@ -132,9 +132,9 @@ def test_onealigner_cosine_of_mean_pooled_tokens():
     ym = torch.ones(2, 1)
     want = torch.tensor([[0.6, 0.0], [0.8, 1.0]])  # cos((1,0),(.6,.8)) = .6, cos((0,1),(.6,.8)) = .8
     loss_fn = OneAlignerLoss(similarity="cosine")
-    from xlingua.objectives.onealigner import cosine_matrix
+    from xlingua.objectives.onealigner import pooled_cosine_matrix
 
-    assert torch.allclose(cosine_matrix(x, xm, y, ym), want, atol=1e-6)
+    assert torch.allclose(pooled_cosine_matrix(x, xm, y, ym), want, atol=1e-6)
     assert loss_fn(x, xm, y, ym).item() == pytest.approx(loss_fn.loss_from_similarity(want).item(), abs=1e-6)
     with pytest.raises(ValueError, match="similarity must be one of"):
         OneAlignerLoss(similarity="dot")

@@ -120,7 +120,7 @@ def raw_lines(path: Path, out: Path) -> Path:
     return out
 
 
-def score_pairs(mined: Path, gold: set) -> dict:
+def evaluate_mined(mined: Path, gold: set) -> dict:
     rows = []
     with gzip.open(mined, "rt", encoding="utf-8") as f:
         for line in f:
@@ -173,7 +173,7 @@ def run(src_lang="de", tgt_lang="en", noise_lang="fr", n_pairs=200, keep=0.8, se
         summary = mine(inputs["src"], inputs["tgt"], mined, MineConfig(src_lang, tgt_lang, model=model),
                        workdir=workdir, encoder=encoder, show_progress=show_progress)
         report[variant] = {
-            **score_pairs(mined, gold),
+            **evaluate_mined(mined, gold),
             "sentences": {"src": summary["src"]["sentences"], "tgt": summary["tgt"]["sentences"]},
             "prepare_cpu_seconds": round(t_prep, 2),
             "embed_cpu_seconds": round(sum(t["cpu_seconds"] for k, t in summary["timings"].items()

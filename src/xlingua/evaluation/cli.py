@@ -25,7 +25,7 @@ def eval_main(tasks: list[str], *, model: str, limit: int | None, data_dir: str 
     if compare:
         if len(tasks) != 2:
             raise ValueError("--compare takes two result files: --compare A.json B.json")
-        a, b = (runner.load_json(p) for p in tasks)
+        a, b = (runner.load_result(p) for p in tasks)
         typer.echo(report.compare(a, b))
         return 0
     if not tasks:

@@ -100,7 +100,7 @@ def write_json(path: str | Path, obj) -> None:
     io.write_json(path, obj)
 
 
-def load_json(path: str | Path) -> dict:
+def load_result(path: str | Path) -> dict:
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"result file not found: {path}")

@@ -25,7 +25,8 @@ from xlingua.objectives.base import TrainingTask, register
 from xlingua.objectives.distributed import gather_padded
 
 
-def cosine_matrix(x: torch.Tensor, x_mask: torch.Tensor, y: torch.Tensor, y_mask: torch.Tensor) -> torch.Tensor:
+def pooled_cosine_matrix(x: torch.Tensor, x_mask: torch.Tensor, y: torch.Tensor,
+                         y_mask: torch.Tensor) -> torch.Tensor:
     """(n, m) cosine of the mean-pooled token embeddings."""
     def pooled(t, mask):
         m = mask.unsqueeze(-1).to(t.dtype)
@@ -33,7 +34,7 @@ def cosine_matrix(x: torch.Tensor, x_mask: torch.Tensor, y: torch.Tensor, y_mask
     return pooled(x, x_mask) @ pooled(y, y_mask).T
 
 
-SIMILARITIES = {"bertscore": bertscore_matrix, "cosine": cosine_matrix}
+SIMILARITIES = {"bertscore": bertscore_matrix, "cosine": pooled_cosine_matrix}
 NEGATIVES = ("global", "row")
 
 
