@@ -32,8 +32,9 @@ from pathlib import Path
 import numpy as np
 
 from xlingua.encoders.base import Encoder
+from xlingua.encoders.store import load_embeddings
 from xlingua.mining import MineConfig, mine
-from xlingua.mining.embed import load_embeddings
+from xlingua.mining.embed import unit_rows
 from xlingua.paths import benchmarks_dir, corpora_dir
 
 USE_LANGS = "ar de es fr it ja ko nl pl pt ru th tr zh".split()  # the languages mUSE covers
@@ -139,8 +140,7 @@ def synthetic_vectors(fit_summary: dict, n: int, gold, seed: int = 0):
     pair's target is its source plus s times a difference drawn from the real pairs'
     differences, s chosen so that the mean pair cosine matches the real one."""
     def load_side(side):
-        d = Path(fit_summary["artefacts"][f"{side}_embed"])
-        return np.concatenate([load_embeddings(p) for p in sorted(d.glob("shard-*.npy"))])
+        return unit_rows(load_embeddings(fit_summary["artefacts"][f"{side}_embed"]))
 
     xs, ys = load_side("src"), load_side("tgt")
     fit_gold = json.loads(Path(fit_summary["gold_file"]).read_text())
@@ -184,8 +184,7 @@ def plain_faiss(summary: dict, k: int) -> dict:
     import faiss
 
     def load_side(side):
-        d = Path(summary["artefacts"][f"{side}_embed"])
-        return np.concatenate([load_embeddings(p) for p in sorted(d.glob("shard-*.npy"))])
+        return unit_rows(load_embeddings(summary["artefacts"][f"{side}_embed"]))
 
     x, y = load_side("src"), load_side("tgt")
     out = {}

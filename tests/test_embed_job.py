@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from xlingua.data.text import InputError
-from xlingua.embed import EmbedConfig, embed_files, load_embeddings
+from xlingua.embed import EmbedFilesConfig, embed_files, load_embeddings
 from xlingua.encoders.base import Encoder
 
 
@@ -55,8 +55,8 @@ def _expected(lines=LINES):
 def test_round_trip_rows_in_input_order(tmp_path):
     src = _write(tmp_path)
     out = tmp_path / "out.npy"
-    res = embed_files(HashEncoder(), EmbedConfig([src], str(out), batch_size=3, buffer_lines=5,
-                                                 show_progress=False))
+    res = embed_files(HashEncoder(), EmbedFilesConfig([src], str(out), batch_size=3, buffer_lines=5,
+                                                      show_progress=False))
     got = np.load(out)
     assert res.rows == len(LINES) and got.shape == (len(LINES), 8) and got.dtype == np.float32
     np.testing.assert_array_equal(got, _expected())
@@ -68,7 +68,7 @@ def test_float16_and_several_gzip_inputs(tmp_path):
     a.write_bytes(gzip.compress("\n".join(LINES[:3]).encode() + b"\n"))
     b = _write(tmp_path, LINES[3:], "b.txt")
     out = tmp_path / "half.npy"
-    embed_files(HashEncoder(), EmbedConfig([str(a), b], str(out), dtype="float16", show_progress=False))
+    embed_files(HashEncoder(), EmbedFilesConfig([str(a), b], str(out), dtype="float16", show_progress=False))
     got = np.load(out)
     assert got.dtype == np.float16
     np.testing.assert_allclose(got.astype(np.float32), _expected(), rtol=1e-3, atol=1e-3)
@@ -78,7 +78,7 @@ def test_ids_written_beside_the_rows(tmp_path):
     src = tmp_path / "ids.tsv"
     src.write_text("k1\tone\nk2\t\nk3\tthree\n")
     out = tmp_path / "v.npy"
-    embed_files(HashEncoder(), EmbedConfig([str(src)], str(out), ids=True, show_progress=False))
+    embed_files(HashEncoder(), EmbedFilesConfig([str(src)], str(out), ids=True, show_progress=False))
     assert (tmp_path / "v.ids.txt").read_text().split() == ["k1", "k2", "k3"]
     np.testing.assert_array_equal(np.load(out), _expected(["one", "", "three"]))
 
@@ -87,8 +87,8 @@ def test_failure_leaves_no_output(tmp_path):
     src = _write(tmp_path)
     out = tmp_path / "out.npy"
     with pytest.raises(RuntimeError, match="simulated kill"):
-        embed_files(HashEncoder(fail_after=1), EmbedConfig([src], str(out), batch_size=2,
-                                                           show_progress=False))
+        embed_files(HashEncoder(fail_after=1), EmbedFilesConfig([src], str(out), batch_size=2,
+                                                                show_progress=False))
     assert sorted(p.name for p in tmp_path.iterdir()) == ["in.txt"]
 
 
@@ -97,15 +97,15 @@ def test_bad_input_fails_before_any_embedding(tmp_path):
     src.write_bytes(b"ok\n" * 10 + b"bad \xff\n")
     enc = HashEncoder()
     with pytest.raises(InputError, match=r"bad\.txt:11: invalid UTF-8"):
-        embed_files(enc, EmbedConfig([str(src)], str(tmp_path / "o.npy"), buffer_lines=2,
-                                     show_progress=False))
+        embed_files(enc, EmbedFilesConfig([str(src)], str(tmp_path / "o.npy"), buffer_lines=2,
+                                          show_progress=False))
     assert enc.calls == 0 and not (tmp_path / "o.npy").exists()
 
 
 def test_output_name_must_be_npy_without_shards(tmp_path):
     with pytest.raises(InputError, match="must end in .npy"):
-        embed_files(HashEncoder(), EmbedConfig([_write(tmp_path)], str(tmp_path / "out"),
-                                               show_progress=False))
+        embed_files(HashEncoder(), EmbedFilesConfig([_write(tmp_path)], str(tmp_path / "out"),
+                                                    show_progress=False))
 
 
 def test_sharded_resume_after_kill(tmp_path):
@@ -113,7 +113,7 @@ def test_sharded_resume_after_kill(tmp_path):
     src = _write(tmp_path, lines)
     out = tmp_path / "shards"
     # batch_size 4 = shard size: the first shard is one batch; the second one dies.
-    cfg = EmbedConfig([src], str(out), shard_size=4, batch_size=4, show_progress=False)
+    cfg = EmbedFilesConfig([src], str(out), shard_size=4, batch_size=4, show_progress=False)
     with pytest.raises(RuntimeError, match="simulated kill"):
         embed_files(HashEncoder(fail_after=1), cfg)
     names = sorted(p.name for p in out.iterdir())
@@ -134,25 +134,89 @@ def test_sharded_resume_after_kill(tmp_path):
     embed_files(again, cfg)
     assert again.calls == 0
     with pytest.raises(InputError, match="holds a different job"):
-        embed_files(HashEncoder(), EmbedConfig([src], str(out), shard_size=3, show_progress=False))
+        embed_files(HashEncoder(), EmbedFilesConfig([src], str(out), shard_size=3, show_progress=False))
 
 
-def test_stdin_input(tmp_path, monkeypatch):
+def _stdin(monkeypatch):
     import io
     import sys
 
     data = "\n".join(LINES).encode() + b"\n"
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BufferedReader(io.BytesIO(data))))
+
+
+def test_stdin_input(tmp_path, monkeypatch):
+    _stdin(monkeypatch)
     out = tmp_path / "s.npy"
-    embed_files(HashEncoder(), EmbedConfig(["-"], str(out), show_progress=False))
+    embed_files(HashEncoder(), EmbedFilesConfig(["-"], str(out), show_progress=False))
     np.testing.assert_array_equal(np.load(out), _expected())
     assert sorted(p.name for p in tmp_path.iterdir()) == ["s.npy"]
 
 
-def test_progress_bar_runs(tmp_path):
-    out = tmp_path / "p.npy"
-    embed_files(HashEncoder(), EmbedConfig([_write(tmp_path)], str(out), show_progress=True))
-    assert np.load(out).shape == (len(LINES), 8)
+def test_stdin_into_shards_is_not_resumed(tmp_path, monkeypatch):
+    _stdin(monkeypatch)
+    out = tmp_path / "s"
+    cfg = EmbedFilesConfig(["-"], str(out), shard_size=3, show_progress=False)
+    res = embed_files(HashEncoder(), cfg)
+    assert res.rows == len(LINES) and res.shards == ["shard-00000.npy", "shard-00001.npy", "shard-00002.npy"]
+    np.testing.assert_array_equal(load_embeddings(out), _expected())
+    assert not any(p.name.startswith(".") for p in out.iterdir())  # the copy of stdin is gone
+    with pytest.raises(InputError, match="reading stdin cannot be resumed"):
+        embed_files(HashEncoder(), cfg)
+
+
+@pytest.mark.parametrize("shard_size", [None, 3])
+def test_progress_bar_runs(tmp_path, shard_size):
+    out = tmp_path / ("p" if shard_size else "p.npy")
+    embed_files(HashEncoder(), EmbedFilesConfig([_write(tmp_path)], str(out), shard_size=shard_size,
+                                                show_progress=True))
+    assert load_embeddings(out).shape == (len(LINES), 8)
+
+
+def test_cli_rerun_after_a_partial_run_embeds_only_the_shards_left(tmp_path, monkeypatch):
+    from typer.testing import CliRunner
+
+    from xlingua.cli import app
+    from xlingua.encoders import loading
+
+    lines = [f"sentence number {i}" for i in range(10)]
+    src, out = _write(tmp_path, lines), tmp_path / "shards"
+    args = ["embed", src, "-o", str(out), "--shard-size", "3", "--batch-size", "3"]
+    monkeypatch.setattr(loading, "load_encoder", lambda spec: HashEncoder(fail_after=2))
+    assert CliRunner().invoke(app, args).exit_code != 0  # dies on the third shard
+    kept = {p.name: p.stat().st_mtime_ns for p in out.glob("shard-*.npy")}
+    assert sorted(kept) == ["shard-00000.npy", "shard-00001.npy"]
+
+    enc = HashEncoder()
+    monkeypatch.setattr(loading, "load_encoder", lambda spec: enc)
+    res = CliRunner().invoke(app, args)
+    assert res.exit_code == 0, res.output
+    assert res.stderr.splitlines()[-1] == f"wrote 10 x 8 float32 -> {out} (2 shards reused)"
+    assert res.stdout == ""  # the runner's per-item lines stay off
+    assert enc.seen == lines[6:] and enc.calls == 2  # shards 2 and 3 only
+    assert {name: (out / name).stat().st_mtime_ns for name in kept} == kept
+    np.testing.assert_array_equal(load_embeddings(out), _expected(lines))
+
+
+def test_a_partial_store_of_the_earlier_code_resumes(tmp_path):
+    """job.json as `xlingua embed` has written it from the start: a directory a killed run left
+    is resumed, not refused, and its finished shard is not embedded again."""
+    import os
+
+    lines = [f"sentence number {i}" for i in range(5)]
+    src, out = _write(tmp_path, lines), tmp_path / "old"
+    out.mkdir()
+    st = os.stat(src)
+    job = {"format": "xlingua-embeddings/1", "model": HashEncoder().fingerprint(), "dim": 8,
+           "dtype": "float32", "shard_size": 3, "lang": None, "errors": "strict",
+           "max_chars": 1_000_000, "ids": False,
+           "inputs": [{"path": os.path.abspath(src), "size": st.st_size, "mtime": int(st.st_mtime)}]}
+    (out / "job.json").write_text(json.dumps(job, indent=1) + "\n")
+    np.save(out / "shard-00000.npy", _expected(lines[:3]))
+    enc = HashEncoder()
+    res = embed_files(enc, EmbedFilesConfig([src], str(out), shard_size=3, show_progress=False))
+    assert res.shards_reused == 1 and enc.seen == lines[3:]
+    np.testing.assert_array_equal(load_embeddings(out), _expected(lines))
 
 
 def test_cli_embed_round_trip_and_one_line_errors(tmp_path, monkeypatch):
@@ -210,7 +274,7 @@ def test_rerun_removes_partials_of_dead_processes(tmp_path):
     dead.wait()
     stale = tmp_path / f".out.npy.partial-{dead.pid}"
     stale.write_bytes(b"\0" * 4096)  # what a kill -9 leaves
-    embed_files(HashEncoder(), EmbedConfig([str(_write(tmp_path))], str(tmp_path / "out.npy"), show_progress=False))
+    embed_files(HashEncoder(), EmbedFilesConfig([str(_write(tmp_path))], str(tmp_path / "out.npy"), show_progress=False))
     assert not stale.exists() and (tmp_path / "out.npy").exists()
 
 

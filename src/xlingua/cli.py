@@ -59,12 +59,12 @@ def embed_command(
 ):
     """Embed sentences: exactly one row per input line, in order."""
     from xlingua.data.text import check_readable
-    from xlingua.embed import EmbedConfig, check_output, embed_files
+    from xlingua.embed import EmbedFilesConfig, check_output, embed_files
     from xlingua.encoders.loading import load_encoder
 
-    config = EmbedConfig(inputs, output, lang=lang, dtype=dtype, batch_size=batch_size,
-                         shard_size=shard_size, buffer_lines=buffer_lines, errors=errors,
-                         max_chars=max_chars, ids=ids)
+    config = EmbedFilesConfig(inputs, output, lang=lang, dtype=dtype, batch_size=batch_size,
+                              shard_size=shard_size, buffer_lines=buffer_lines, errors=errors,
+                              max_chars=max_chars, ids=ids)
     check_readable(inputs)  # before the model loads
     check_output(config)
     result = embed_files(load_encoder(model), config)

@@ -60,10 +60,10 @@ def run(call: dict) -> dict:
 
 
 def write_store(path: Path, root: Path) -> None:
-    from xlingua.embed import EmbedConfig, embed_files
+    from xlingua.embed import EmbedFilesConfig, embed_files
 
-    embed_files(CharNgramEncoder(dim=64), EmbedConfig([str(path)], str(root / "store"), shard_size=4,
-                                                      show_progress=False))
+    embed_files(CharNgramEncoder(dim=64), EmbedFilesConfig([str(path)], str(root / "store"), shard_size=4,
+                                                           show_progress=False))
 
 
 if __name__ == "__main__":

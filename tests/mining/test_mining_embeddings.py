@@ -9,7 +9,7 @@ import pytest
 from mining_toy import toy_corpus, write_lines
 
 from xlingua.data.text import InputError
-from xlingua.embed import EmbedConfig, embed_files, load_embeddings
+from xlingua.embed import EmbedFilesConfig, embed_files, load_embeddings
 from xlingua.encoders.base import Encoder
 from xlingua.encoders.store import Store
 from xlingua.mining import MineConfig, mine
@@ -37,7 +37,7 @@ def corpora(tmp_path):
 
 
 def _store(path, out, shard_size, ids=False):
-    embed_files(ENC, EmbedConfig([str(path)], str(out), shard_size=shard_size, ids=ids, show_progress=False))
+    embed_files(ENC, EmbedFilesConfig([str(path)], str(out), shard_size=shard_size, ids=ids, show_progress=False))
     return str(out)
 
 

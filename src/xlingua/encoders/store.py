@@ -6,14 +6,18 @@ and by mining's embed step, read by `xlingua mine --src-embeddings DIR`:
     DIR/index.json             {"format", "rows", "dim", "dtype", "model", "shards": [{"file",
                                "rows"}]}: written last, so its presence means complete
 
-`model` is the encoder's fingerprint: rows of two stores are comparable only when it is equal."""
+`model` is the encoder's fingerprint: rows of two stores are comparable only when it is equal.
+`load_embeddings` reads a store or the single `OUT.npy` form alike."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Iterator
 
 import numpy as np
+
+from xlingua.data.text import InputError
 
 FORMAT = "xlingua-embeddings/1"
 INDEX = "index.json"
@@ -88,3 +92,15 @@ class Store:
             pos = np.nonzero(shard_of == k)[0]
             out[pos] = self.shard(int(k), mmap=True)[rows[pos] - starts[k]]
         return out
+
+
+def load_embeddings(path: str | os.PathLike, mmap: bool = False) -> np.ndarray:
+    """The rows `xlingua embed` wrote: an .npy file, or a complete store directory, its shards
+    joined in order (mmap=True maps the file, or each shard before the join)."""
+    path = Path(path)
+    if path.is_dir():
+        try:
+            return Store(path).load(mmap)
+        except StoreError as exc:
+            raise InputError(str(exc)) from None  # one line at the command line
+    return np.load(path, mmap_mode="r" if mmap else None)

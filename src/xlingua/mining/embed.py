@@ -16,22 +16,22 @@ import numpy as np
 from xlingua.data.text import InputError
 from xlingua.encoders.base import Encoder
 from xlingua.encoders.concat import concat_unit
-from xlingua.encoders.store import Store, StoreError, index_record, shard_name
+from xlingua.encoders.store import Store, StoreError, index_record, load_embeddings, shard_name
 from xlingua.mining.cache import file_fingerprint, save_json, save_npy
 from xlingua.mining.corpus import Shards
 from xlingua.mining.step import Output, Step, path_field, unkeyed, upstream
 from xlingua.similarity import normalize_rows
 
 
-def load_embeddings(path) -> np.ndarray:
-    """float16 file -> float32 rows, renormalized (rounding to float16 moves norms by ~1e-3),
+def unit_rows(rows: np.ndarray) -> np.ndarray:
+    """Stored float16 rows -> float32, renormalized (rounding to float16 moves norms by ~1e-3),
     so inner products are exactly the cosines of the stored vectors."""
-    return normalize_rows(np.load(path).astype(np.float32))
+    return normalize_rows(rows.astype(np.float32))
 
 
 def shard_loader(step_dir: str | Path):
     """i -> the normalized float32 rows of shard i of an embed, import or concat step."""
-    return lambda i: load_embeddings(Path(step_dir) / shard_name(i))
+    return lambda i: unit_rows(load_embeddings(Path(step_dir) / shard_name(i)))
 
 
 def resolve_encoder(encoder: Encoder | str) -> Encoder:
@@ -50,7 +50,7 @@ class Vectors(Output):
     sizes: tuple
 
     def load(self, i: int) -> np.ndarray:
-        return load_embeddings(Path(self.dir) / shard_name(i))
+        return shard_loader(self.dir)(i)
 
     def summary(self) -> dict:
         return {"dim": self.dim, "n_shards": len(self.sizes), "model": self.model}

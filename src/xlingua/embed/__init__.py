@@ -1,0 +1,129 @@
+"""`xlingua embed`: text files in, one embedding row per input line out.
+
+Two output forms, each run as a step of the mining step contract by its runner (embed.steps):
+- `OUT.npy`: one array (n, dim), one item. Lines are counted (and validated) first, then rows
+  are written into a memory-mapped temp file `.OUT.npy.partial-PID` (its disk space reserved up
+  front, so a full disk is an error, not a SIGBUS) and renamed to OUT.npy only when every row
+  is there: an interrupted run never leaves a complete-looking OUT.npy, and the next run
+  removes the partials of dead processes.
+- `OUT/` with `shard_size=N`: a store (encoders.store). Its items are the input's shards of N
+  lines, `shard-00000.npy` each written atomically, and `index.json` (the summary) written last:
+  its presence means the job is complete. Rerunning the same command keeps finished shards and
+  embeds only the rest; `job.json` records the job so that a rerun with other inputs, model or
+  settings is refused instead of mixing rows.
+
+Memory stays bounded: lines are read as a stream and embedded `buffer_lines` at a time (the
+encoder sorts each buffer by length so batches carry little padding). `load_embeddings` reads
+either form.
+"""
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+from pathlib import Path
+from typing import Iterator
+
+from xlingua.data.langs import normalize_lang
+from xlingua.data.text import DEFAULT_MAX_CHARS, InputError, Line, check_readable
+from xlingua.encoders.base import Encoder
+from xlingua.encoders.store import load_embeddings  # noqa: F401  (the one reader, also from here)
+from xlingua.io import check_writable
+from xlingua.progress import progress_bar
+
+DTYPES = ("float32", "float16")
+
+
+@dataclasses.dataclass(frozen=True)
+class EmbedFilesConfig:
+    inputs: tuple[str, ...]
+    output: str
+    lang: str | None = None
+    dtype: str = "float32"
+    batch_size: int | None = None  # None: the encoder's own batching
+    shard_size: int | None = None
+    buffer_lines: int = 50_000
+    errors: str = "strict"
+    max_chars: int | None = DEFAULT_MAX_CHARS
+    ids: bool = False
+    show_progress: bool = True
+
+    def __post_init__(self):
+        object.__setattr__(self, "inputs", tuple(self.inputs))
+        if self.dtype not in DTYPES:
+            raise ValueError(f"dtype must be one of {DTYPES}, got {self.dtype!r}")
+        if self.shard_size is not None and self.shard_size < 1:
+            raise ValueError("shard_size must be at least 1")
+        if (self.batch_size is not None and self.batch_size < 1) or self.buffer_lines < 1:
+            raise ValueError("batch_size and buffer_lines must be at least 1")
+        if self.lang is not None:
+            normalize_lang(self.lang)  # "klingon" or "english" is an error, not a silent no-op
+
+
+@dataclasses.dataclass
+class EmbedResult:
+    output: Path
+    rows: int
+    dim: int
+    dtype: str
+    shards_reused: int = 0
+    shards: list[str] = dataclasses.field(default_factory=list)
+
+
+def embed_files(encoder: Encoder, config: EmbedFilesConfig) -> EmbedResult:
+    """Run one embedding job (see the module docstring for the output forms)."""
+    from xlingua.embed.steps import NpyStep, StoreStep
+    from xlingua.mining.runner import Runner
+
+    check_readable(config.inputs)
+    check_output(config)
+    with contextlib.ExitStack() as stack:
+        progress = stack.enter_context(_Progress(config.show_progress, encoder.name))
+        step = (StoreStep if config.shard_size else NpyStep)(config, encoder, progress)
+        step.claim()
+        if "-" in config.inputs:
+            step.read_stdin(stack)
+        # the step's one bar spans all items; the runner's per-item lines would land on stdout
+        return Runner(show_progress=False).run(step, "embed")
+
+
+def check_output(config: EmbedFilesConfig) -> None:
+    """Refuse an output that cannot be written before any model runs."""
+    if not config.shard_size and not config.output.endswith(".npy"):
+        raise InputError(f"{config.output}: output must end in .npy, or pass --shard-size N "
+                         "to write a sharded directory")
+    check_writable(config.output, is_dir=bool(config.shard_size))
+
+
+class _Progress:
+    """The progress bar (sentences/s) of an embedding job, or nothing."""
+
+    def __init__(self, enabled: bool, label: str):
+        self.enabled = enabled
+        self.label = label
+        self._progress = None
+        self._task = None
+
+    def __enter__(self):
+        if self.enabled:
+            self._progress, self._task = progress_bar(f"[bold]embed[/] {self.label}", None, rate="sent")
+        return self
+
+    def count(self, lines: Iterator[Line]) -> int:
+        """Count the lines (validating them) under a spinner; the count becomes the total."""
+        if not self._progress:
+            return sum(1 for _ in lines)
+        n = 0
+        for n, _ in enumerate(lines, 1):
+            if n % 100_000 == 0:
+                self._progress.update(self._task, completed=n)
+        self._progress.reset(self._task, total=n)
+        return n
+
+    def advance(self, k: int) -> None:
+        if self._progress:
+            self._progress.update(self._task, advance=k)
+
+    def __exit__(self, *exc):
+        if self._progress:
+            self._progress.stop()
+        return False
