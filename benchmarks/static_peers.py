@@ -76,8 +76,9 @@ def main() -> None:
         add({**timed_dev(name, model, evaluator, texts), "build_s": seconds})
     for run in args.run:
         log = [json.loads(l) for l in (Path(run) / "log.jsonl").read_text().splitlines()]
-        devs = [r for r in log if "dev" in r]
-        add({"row": f"xlingua start ({run}, step 0)", "dev": devs[0]["dev"]})
+        # the training loop's dev records, or those of a run by the trainer before it
+        devs = [r["eval"]["dev"] if "eval" in r else r["dev"] for r in log if "eval" in r or "dev" in r]
+        add({"row": f"xlingua start ({run}, step 0)", "dev": round(devs[0], 3)})
         name = f"xlingua trained ({run})"
         add(done.get(name) or timed_dev(name, StaticEncoder(Path(run) / "model"), evaluator, texts))
     if not args.no_teacher:

@@ -1,5 +1,6 @@
 """Training a static encoder: batches without repeated English, the teacher's piece vectors,
-SIF weights, learning on toy pairs, exact resume and the refusal of changed settings."""
+SIF weights, learning on toy pairs, exact resume and the refusal of changed settings (the old
+trainer's checkpoints: tests/training/test_legacy_resume.py)."""
 import random
 
 import numpy as np
@@ -75,7 +76,7 @@ def test_piece_vector_is_the_teachers_output_for_the_piece_alone(teacher_dir):
 
 def _config(teacher_dir, **kw):
     base = dict(teacher=teacher_dir, dim=8, min_count=1, batch_size=8, lr=0.05, max_steps=40, dev_every=20,
-                checkpoint_minutes=1000.0, scale=10.0)
+                scale=10.0)
     return StaticConfig(**{**base, **kw})
 
 
@@ -87,8 +88,9 @@ def test_training_learns_the_toy_pairs_and_writes_a_static_encoder(teacher_dir, 
     pairs = _pairs()
     result = train(_config(teacher_dir, max_steps=80), tmp_path / "run", show_progress=False, pairs=pairs, dev=pairs)
     log = [json.loads(l) for l in (tmp_path / "run" / "log.jsonl").read_text().splitlines()]
-    devs = [r["dev"] for r in log if "dev" in r]
-    assert devs[-1] > devs[0] and result["best_dev"] >= 75.0
+    devs = [r["eval"]["dev"] for r in log if "eval" in r]
+    assert [r["step"] for r in log if "eval" in r] == [0, 20, 40, 60, 80]
+    assert devs[-1] > devs[0] and result["best_dev"] >= 75.0 and result["best_dev"] == max(devs)
     enc = StaticEncoder(tmp_path / "run" / "model")
     assert enc.dim == 8
     x = enc.encode([p.text for p in pairs])
@@ -101,20 +103,27 @@ def test_resumed_run_ends_where_an_uninterrupted_one_does(teacher_dir, tmp_path)
 
     pairs = _pairs()
     train(_config(teacher_dir, max_steps=40), tmp_path / "whole", show_progress=False, pairs=pairs, dev=pairs)
-    train(_config(teacher_dir, max_steps=20), tmp_path / "cut", show_progress=False, pairs=pairs, dev=pairs)
-    train(_config(teacher_dir, max_steps=40), tmp_path / "cut", show_progress=False, pairs=pairs, dev=pairs)
-    whole = torch.load(tmp_path / "whole" / "state.pt", weights_only=False)
-    cut = torch.load(tmp_path / "cut" / "state.pt", weights_only=False)
-    assert cut["step"] == whole["step"] == 40
-    assert torch.allclose(cut["model"]["weight"], whole["model"]["weight"], atol=1e-6)
+    train(_config(teacher_dir, max_steps=25), tmp_path / "cut", show_progress=False, pairs=pairs, dev=pairs)
+    result = train(_config(teacher_dir, max_steps=40), tmp_path / "cut", show_progress=False, pairs=pairs, dev=pairs)
+    whole = torch.load(tmp_path / "whole" / "checkpoint.pt", weights_only=False)
+    cut = torch.load(tmp_path / "cut" / "checkpoint.pt", weights_only=False)
+    assert cut["step"] == whole["step"] == result["step"] == 40
+    assert torch.equal(cut["model"]["weight"], whole["model"]["weight"])
     assert load_file(str(tmp_path / "cut" / "model" / "vectors.safetensors"))["vectors"].shape[1] == 8
 
 
-def test_resume_refuses_a_changed_setting(teacher_dir, tmp_path):
+def test_resume_refuses_a_changed_setting_naming_it(teacher_dir, tmp_path):
+    from xlingua.data.text import InputError
+
     pairs = _pairs()
     train(_config(teacher_dir, max_steps=5), tmp_path / "run", show_progress=False, pairs=pairs, dev=pairs)
-    with pytest.raises(ValueError, match="other dim"):
+    with pytest.raises(InputError, match=r"\(dim: 8 -> 4\)") as refused:
         train(_config(teacher_dir, max_steps=10, dim=4), tmp_path / "run", show_progress=False, pairs=pairs, dev=pairs)
+    assert "\n" not in str(refused.value)
+    # budgets and the rate may change: the run goes on
+    result = train(_config(teacher_dir, max_steps=10, lr=0.01, dev_every=3), tmp_path / "run", show_progress=False,
+                   pairs=pairs, dev=pairs)
+    assert result["step"] == 10
 
 
 def test_schedule_follows_passes_of_different_lengths():
@@ -166,10 +175,12 @@ def test_model2vec_start_gives_each_piece_model2vecs_weighted_row(teacher_dir, m
 def test_settings_from_the_command_line_are_typed_by_the_config():
     from xlingua.settings import parse_settings
 
-    got = parse_settings(StaticConfig, ["exclude_langs=af, jv", "dim=128", "init=model2vec", "lr=0.002"])
-    assert got == {"exclude_langs": ("af", "jv"), "dim": 128, "init": "model2vec", "lr": 0.002}
-    assert StaticConfig(**got).exclude_langs == ("af", "jv")
+    got = parse_settings(StaticConfig, ["exclude_langs=jv, af", "dim=128", "init=model2vec", "lr=0.002"])
+    assert got == {"exclude_langs": ["jv", "af"], "dim": 128, "init": "model2vec", "lr": 0.002}
+    assert StaticConfig(**got).exclude_langs == ["af", "jv"]
     with pytest.raises(ValueError, match="not NAME=VALUE"):
         parse_settings(StaticConfig, ["width=3"])
     with pytest.raises(ValueError, match="init must be teacher, model2vec or random"):
         StaticConfig(init="zeros")
+    with pytest.raises(ValueError, match="dev_every must be at least 1"):
+        StaticConfig(dev_every=0)

@@ -144,6 +144,10 @@ def test_shipped_configs_validate(path):
         from xlingua.meaning.recipe import recipe_config
 
         _, cfg, out = recipe_config(yaml.safe_load(path.read_text()))
+    elif recipe == "static":
+        from xlingua.static.train import recipe_config
+
+        cfg, out = recipe_config(yaml.safe_load(path.read_text()))
     else:
         cfg = load_config(path)
         assert cfg.tasks

@@ -1,4 +1,4 @@
-"""Checkpoints written by the three training loops xlingua had before the one training loop
+"""Checkpoints written by the training loops xlingua had before the one training loop
 (tests/training/legacy, see legacy_setups) resume in it: the step count goes on from the saved
 step, the weights loaded are the saved ones, and the resumed run ends with the weights the old
 code reached unbroken."""
@@ -14,10 +14,10 @@ from tests.training import legacy_setups as S
 LEGACY = Path(__file__).parent / "legacy"
 
 
-def assert_same(got: dict, want: dict):
+def assert_same(got: dict, want: dict, atol: float = 1e-6):
     assert sorted(got) == sorted(want)
     for k in want:
-        torch.testing.assert_close(got[k], want[k], rtol=0, atol=1e-6, msg=lambda m: f"{k}: {m}")
+        torch.testing.assert_close(got[k], want[k], rtol=0, atol=atol, msg=lambda m: f"{k}: {m}")
 
 
 def test_encoder_checkpoint_resumes(tmp_path, monkeypatch):
@@ -83,3 +83,49 @@ def test_meaning_state_resumes(tmp_path):
     assert [h["train_loss"] for h in log["history"][:2]] == [h["train_loss"] for h in saved["history"]]
     final = torch.load(LEGACY / "meaning_final.pt", weights_only=True)
     assert_same(torch.load(tmp_path / "checkpoint.pt", weights_only=False)["model"], final)
+
+
+def static_evals(path: Path) -> dict[int, float]:
+    """{step: dev accuracy} of a static run's log, old ("dev") or the loop's ("eval") records."""
+    import json
+
+    records = [json.loads(l) for l in path.read_text().splitlines()]
+    return {r["step"]: round(r["eval"]["dev"] if "eval" in r else r["dev"], 3) for r in records
+            if "eval" in r or "dev" in r}
+
+
+def test_static_run_is_the_old_trainers_run(tmp_path, monkeypatch):
+    """The same seed gives the weights and dev figures of the static trainer before the one loop."""
+    from xlingua.static.train import StaticConfig, train
+
+    monkeypatch.chdir(tmp_path)
+    S.write_static_teacher(tmp_path)
+    pairs = S.static_pairs()
+    result = train(StaticConfig(**S.STATIC, max_steps=8), "run", show_progress=False, pairs=pairs, dev=pairs)
+    want = static_evals(LEGACY / "static_final_log.jsonl")
+    assert static_evals(tmp_path / "run" / "log.jsonl") == want  # steps 0, 3, 6 and the last, 8
+    assert (result["best_step"], result["best_dev"]) == max(want.items(), key=lambda kv: kv[1])
+    final = torch.load(LEGACY / "static_final.pt", weights_only=False)
+    assert_same(torch.load("run/checkpoint.pt", weights_only=False)["model"], final, atol=0)
+
+
+def test_static_state_resumes(tmp_path, monkeypatch):
+    from xlingua.static.train import StaticConfig, StaticRun, train
+
+    monkeypatch.chdir(tmp_path)
+    S.write_static_teacher(tmp_path)
+    (tmp_path / "run").mkdir()
+    shutil.copy(LEGACY / "static_state.pt", tmp_path / "run" / "state.pt")
+    shutil.copy(LEGACY / "static_log.jsonl", tmp_path / "run" / "log.jsonl")
+    saved = torch.load(LEGACY / "static_state.pt", weights_only=False)
+    assert "checkpoint_minutes" in saved["config"]  # the old layout
+    pairs = S.static_pairs()
+    run = StaticRun(StaticConfig(**S.STATIC, max_steps=8), Path("run"))
+    run.setup(pairs, pairs, show_progress=False)
+    assert run.load_checkpoint() and run.step == 5 and (run.best_step, run.best) == (3, 28.125)
+    assert_same(run.model.bag.state_dict(), saved["model"], atol=0)
+    result = train(StaticConfig(**S.STATIC, max_steps=8), "run", show_progress=False, pairs=pairs, dev=pairs)
+    assert result["step"] == 8
+    assert static_evals(tmp_path / "run" / "log.jsonl") == static_evals(LEGACY / "static_final_log.jsonl")
+    final = torch.load(LEGACY / "static_final.pt", weights_only=False)
+    assert_same(torch.load("run/checkpoint.pt", weights_only=False)["model"], final, atol=0)

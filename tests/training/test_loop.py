@@ -1,6 +1,6 @@
 """The one training loop on a toy recipe (one weight pulled towards 3 by SGD): the dev choice
-follows the evaluator's direction, patience stops it, a missing metric is named, snapshots and
-checkpoints come at their steps, a resumed run ends where an unbroken one does, and the one
+follows the evaluator's direction, patience stops it, a missing metric is named, snapshots,
+checkpoints and evaluations come at their steps, a resumed run ends where an unbroken one does, and the one
 resume rule frees, overrides or refuses each setting."""
 import json
 
@@ -90,3 +90,14 @@ def test_snapshots_checkpoints_and_an_exact_resume(tmp_path):
                                          r"resume with the original settings, or pass --override lr"):
         Toy(tmp_path / "cut", settings, lr=0.2).load_checkpoint()
     assert Toy(tmp_path / "cut", settings, lr=0.2).load_checkpoint(override=["lr"])
+
+
+def test_eval_at_end_scores_a_last_step_off_the_evaluation_steps(tmp_path):
+    def evaluated(settings):
+        out = tmp_path / str(settings.eval_at_end)
+        Toy(out, settings, [Curve(range(10))]).run(resume=False, show_progress=False)
+        records = [json.loads(l) for l in (out / "log.jsonl").read_text().splitlines()]
+        return [r["step"] for r in records if "eval" in r]
+
+    assert evaluated(LoopSettings(max_steps=5, eval_every=2)) == [0, 2, 4]
+    assert evaluated(LoopSettings(max_steps=5, eval_every=2, eval_at_end=True)) == [0, 2, 4, 5]

@@ -1,5 +1,6 @@
-"""`xlingua train CONFIG.yaml --set KEY=VALUE` runs the LASER and meaning recipes, and their own
-commands (`xlingua laser train`, `xlingua meaning train`) are the same runs."""
+"""`xlingua train CONFIG.yaml --set KEY=VALUE` runs the LASER, meaning and static recipes, and
+their own commands (`xlingua laser train`, `xlingua meaning train`, `xlingua static train`) are
+the same runs."""
 import json
 
 import pytest
@@ -59,3 +60,41 @@ def test_meaning_recipe_equals_meaning_train(toy_shared, tmp_path, hash_base):  
     assert [h["train_loss"] for h in a["history"]] == [h["train_loss"] for h in b["history"]]
     unknown = CliRunner().invoke(app, ["train", str(yaml), "--set", "max_steps=3"])
     assert unknown.exit_code == 2 and "unknown meaning setting(s) ['max_steps']" in unknown.output
+
+
+@pytest.fixture
+def static_shared(tmp_path, monkeypatch):
+    """A general corpus of NTREX de-en alone: 200 dev pairs, 60 train pairs, in the words of the
+    tiny teacher's vocabulary."""
+    from tests.commands import parallel, write_text
+
+    write_text(tmp_path / "shared" / "corpora" / "general" / "ntrex" / "de-en.tsv.gz",
+               [f"{de}\t{en}" for de, en in parallel("de", 260, seed=11)], gz=True)
+    monkeypatch.setenv("XLINGUA_SHARED", str(tmp_path / "shared"))
+    monkeypatch.delenv("XLINGUA_DATA", raising=False)
+
+
+def test_static_recipe_equals_static_train(static_shared, tmp_path, tiny_model_dir):
+    yaml = tmp_path / "static.yaml"
+    yaml.write_text(f"recipe: static\noutput_dir: elsewhere\nteacher: {tiny_model_dir}\ndim: 8\nmin_count: 1\n"
+                    "init: random\nbatch_size: 16\nlr: 0.05\nmax_steps: 9\ndev_every: 2\n")
+    said = invoke("train", yaml, "-o", tmp_path / "a", "--set", "max_steps=5", "--set", "log_every=1")
+    assert "5 steps in" in said and f"model: {tmp_path / 'a' / 'model'}" in said
+    invoke("static", "train", "-o", tmp_path / "b", "--set", f"teacher={tiny_model_dir}", "--set", "dim=8",
+           "--set", "min_count=1", "--set", "init=random", "--set", "batch_size=16", "--set", "lr=0.05",
+           "--set", "max_steps=5", "--set", "dev_every=2")
+    a, b = (torch.load(tmp_path / d / "checkpoint.pt", weights_only=False) for d in "ab")
+    assert a["step"] == b["step"] == 5
+    assert {k for k in a["config"] if a["config"][k] != b["config"][k]} == {"log_every"}
+    assert torch.equal(a["model"]["weight"], b["model"]["weight"])
+    assert (tmp_path / "a" / "model" / "vectors.safetensors").read_bytes() == \
+        (tmp_path / "b" / "model" / "vectors.safetensors").read_bytes()
+    records = [json.loads(l) for l in (tmp_path / "a" / "log.jsonl").read_text().splitlines()]
+    assert [r["step"] for r in records if "eval" in r] == [0, 2, 4, 5]
+    # a rerun with a larger budget goes on; a setting that fixes the weights is refused, by both commands
+    assert "7 steps in" in invoke("train", yaml, "-o", tmp_path / "a", "--set", "max_steps=7")
+    for args in (["train", str(yaml), "-o", str(tmp_path / "a"), "--set", "dim=4"],
+                 ["static", "train", "-o", str(tmp_path / "b"), "--set", f"teacher={tiny_model_dir}", "--set", "dim=4"]):
+        refused = CliRunner().invoke(app, args)
+        assert refused.exit_code == 2 and "dim: 8 -> 4" in refused.output
+        assert len(refused.output.strip().splitlines()) == 1, refused.output

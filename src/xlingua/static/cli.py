@@ -13,23 +13,21 @@ static_app = Typer(no_args_is_help=True, help="Static encoders: a teacher's toke
 
 @static_app.command("train")
 def train_command(
-    out: Path = typer.Option(..., "--out", "-o", help="Run directory (state.pt, log.jsonl, model/ at the dev-best step)."),
+    out: Path = typer.Option(..., "--out", "-o", help="Run directory (checkpoint.pt, log.jsonl, model/ at the dev-best step)."),
     option: list[str] = typer.Option(None, "--set", help="A setting as NAME=VALUE (lists comma-separated): teacher, "
-                                     "dim, min_count, sif, init (teacher|random), batch_size, scale, lr, max_steps, "
-                                     "max_minutes, dev_every, checkpoint_minutes, seed, exclude_langs."),
+                                     "dim, min_count, sif, init (teacher|model2vec|random), batch_size, scale, lr, "
+                                     "max_steps, max_minutes, dev_every, checkpoint_every, log_every, seed, "
+                                     "exclude_langs."),
 ):
     """Train on the general corpus's train split, choosing the step on its dev split; a rerun
-    resumes from OUT/state.pt. Then use --model static:OUT/model anywhere."""
+    goes on from OUT/checkpoint.pt. Then use --model static:OUT/model anywhere. The same run as
+    `xlingua train` of a YAML with `recipe: static` and these settings."""
     from xlingua.io import check_writable
-    from xlingua.static.train import StaticConfig, train
     from xlingua.settings import parse_settings
+    from xlingua.static.train import StaticConfig, run_recipe, summary
 
-    config = StaticConfig(**parse_settings(StaticConfig, option or []))
     check_writable(out, is_dir=True)
-    result = train(config, out)
-    typer.echo(f"{result['step']} steps in {result['minutes']:.1f} min on {result['pairs']:,} pairs, "
-               f"{result['pieces']:,} piece vectors; dev accuracy {result['best_dev']:.2f} at step "
-               f"{result['best_step']}; model: {out / 'model'}")
+    typer.echo(summary(run_recipe({"output_dir": str(out), **parse_settings(StaticConfig, option or [])}), out))
 
 
 @static_app.command("ship")

@@ -1,6 +1,7 @@
-"""Training a static encoder on parallel pairs: the teacher's piece vectors (xlingua.static.pieces)
-or random ones as the start, the translation ranking loss (objectives.translation_ranking) over
-in-batch negatives, sparse Adam updates of the rows a batch touches.
+"""The static-encoder recipe of the one training loop (training.loop): the teacher's piece
+vectors (xlingua.static.pieces) or random ones as the start, the translation ranking loss
+(objectives.translation_ranking) over in-batch negatives, sparse Adam updates of the rows a batch
+touches, the step chosen on dev retrieval accuracy.
 
 Distilling token vectors alone leaves each language in its own region (a piece of German and a
 piece of Japanese meaning the same thing have unrelated teacher vectors); ranking a sentence's
@@ -8,22 +9,29 @@ translation above the other sentences in the batch pulls them together. A batch 
 pairs with the same English sentence (NTREX's English has up to 128 translations), which would
 be false negatives.
 
-The run directory holds state.pt (weights, optimizer, step, best dev; written atomically every
-few minutes, so a killed run resumes from it), log.jsonl (loss and dev accuracy), and model/,
-the static encoder at the best dev step so far.
+The run directory holds the loop's checkpoint.pt and log.jsonl, config.json (the settings and
+the data's size) and model/, the static encoder at the best dev step so far. A run directory of
+the trainer before the one loop (state.pt) resumes.
 """
 from __future__ import annotations
 
 import dataclasses
 import json
 import random
-import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+import torch
 
-FIXED = ("teacher", "dim", "min_count", "sif", "init", "batch_size", "seed", "exclude_langs", "scale")
+from xlingua.io import write_json, write_text
+from xlingua.objectives.translation_ranking import TranslationRankingLoss
+from xlingua.training.checkpoint import read_log, resume_changes
+from xlingua.training.evaluators import RetrievalEvaluator
+from xlingua.training.loop import LOG, LoopSettings, TrainingLoop
+
+#: settings a rerun may change: budgets and logging, and lr (a run may go on at another rate)
+FREE = ("lr", "max_steps", "max_minutes", "dev_every", "checkpoint_every", "log_every")
 
 
 @dataclass
@@ -39,14 +47,17 @@ class StaticConfig:
     max_steps: int = 20000
     max_minutes: float = 0.0  # training time summed over resumes (0 = none)
     dev_every: int = 200
-    checkpoint_minutes: float = 3.0
+    checkpoint_every: int = 500
+    log_every: int = 50
     seed: int = 0
-    exclude_langs: tuple[str, ...] = ()
+    exclude_langs: list[str] = field(default_factory=list)
 
     def __post_init__(self):
         if self.init not in ("teacher", "model2vec", "random"):
             raise ValueError(f"init must be teacher, model2vec or random, got {self.init!r}")
-        self.exclude_langs = tuple(sorted(self.exclude_langs))
+        if self.dev_every < 1:
+            raise ValueError(f"dev_every must be at least 1, got {self.dev_every}")
+        self.exclude_langs = sorted(self.exclude_langs)
 
 
 @dataclass
@@ -56,8 +67,6 @@ class Texts:
     offsets: np.ndarray
 
     def bags(self, idx: np.ndarray):
-        import torch
-
         starts, ends = self.offsets[idx], self.offsets[idx + 1]
         flat = np.concatenate([self.flat[s:e] for s, e in zip(starts, ends)]) if len(idx) else self.flat[:0]
         bag_offsets = np.r_[0, np.cumsum(ends - starts)[:-1]]
@@ -123,8 +132,6 @@ class StaticModel:
     """Rows of piece vectors; a sentence is the mean of its rows (torch EmbeddingBag)."""
 
     def __init__(self, vectors: np.ndarray):
-        import torch
-
         self.bag = torch.nn.EmbeddingBag(vectors.shape[0], vectors.shape[1], mode="mean", sparse=True)
         with torch.no_grad():
             self.bag.weight.copy_(torch.from_numpy(vectors))
@@ -133,25 +140,18 @@ class StaticModel:
         flat, offsets = texts.bags(idx)
         return self.bag(flat, offsets)
 
-    def encode(self, texts: Texts, chunk: int = 8192) -> np.ndarray:
-        import torch
-
+    def encode(self, texts: Texts, idx: np.ndarray, chunk: int = 8192) -> np.ndarray:
+        """L2-normalized vectors of texts `idx`."""
         with torch.no_grad():
-            parts = [self(texts, np.arange(s, min(s + chunk, len(texts.offsets) - 1)))
-                     for s in range(0, len(texts.offsets) - 1, chunk)]
-        out = torch.cat(parts).numpy()
+            out = torch.cat([self(texts, idx[s:s + chunk]) for s in range(0, len(idx), chunk)]).numpy()
         return out / np.maximum(np.linalg.norm(out, axis=1, keepdims=True), 1e-12)
 
 
-def dev_accuracy(model: StaticModel, dev: dict) -> dict:
-    """Per dev language, xx<->en retrieval accuracy x100 (cosine, mean of both directions)."""
-    from xlingua.similarity import cosine_matrix, retrieval_accuracy
-
-    vecs = model.encode(dev["texts"])
-    out = {}
-    for lang, (xi, ei) in dev["langs"].items():
-        out[lang] = float(np.mean(retrieval_accuracy(cosine_matrix(vecs[xi], vecs[ei]))))
-    return {"accuracy": float(np.mean(list(out.values()))), "languages": out}
+def dev_evaluator(dev: dict):
+    """xx<->en retrieval accuracy x100 per dev language ("dev de", ...) and their mean ("dev",
+    the main score)."""
+    sets = {lang: (np.asarray(xi), np.asarray(ei)) for lang, (xi, ei) in dev["langs"].items()}
+    return RetrievalEvaluator(sets, embed=lambda model, idx: model.encode(dev["texts"], idx), name="dev")
 
 
 def content_tokenizer(encoder):
@@ -222,7 +222,7 @@ def save_model(out_dir: Path, model: StaticModel, piece_ids: np.ndarray, tokeniz
     from safetensors.numpy import save_file
 
     from xlingua.encoders.static import CONFIG, VECTORS
-    from xlingua.io import atomic_dir, write_json
+    from xlingua.io import atomic_dir
 
     with atomic_dir(out_dir) as tmp:
         save_file({"vectors": model.bag.weight.detach().numpy().astype(dtype),
@@ -235,100 +235,111 @@ def save_model(out_dir: Path, model: StaticModel, piece_ids: np.ndarray, tokeniz
         write_json(tmp / CONFIG, {"tokenizer": name, **info})
 
 
-def _check_resume(saved: dict, config: StaticConfig) -> None:
-    now = dataclasses.asdict(config)
-    changed = [k for k in FIXED if json.dumps(saved.get(k)) != json.dumps(list(now[k]) if isinstance(now[k], tuple) else now[k])]
-    if changed:
-        raise ValueError(f"the checkpoint was trained with other {', '.join(changed)} "
-                         f"({', '.join(f'{k}={saved.get(k)!r}' for k in changed)}); "
-                         "use another --out or the same settings")
+class StaticRun(TrainingLoop):
+    """One run: every step is the schedule's batch of that step, so resuming is exact without
+    RNG state."""
+    free = FREE
+    legacy_files = ("state.pt",)
+
+    def __init__(self, config: StaticConfig, out: Path):
+        super().__init__(out, LoopSettings(
+            max_steps=config.max_steps, max_minutes=config.max_minutes, log_every=config.log_every,
+            eval_every=config.dev_every, eval_at_end=True, checkpoint_every=config.checkpoint_every,
+            checkpoint_at_end=True, label="static step"))
+        self.config = config
+
+    def setup(self, pairs=None, dev=None, show_progress: bool = True) -> None:
+        """The data, the model and its optimizer (minutes for a real teacher: after the settings
+        of a checkpoint are checked)."""
+        self.data = prepare(self.config, self.out, pairs, dev, show_progress)
+        self.model = StaticModel(self.data["vectors"])
+        self.opt = torch.optim.SparseAdam(self.model.bag.parameters(), lr=self.config.lr)
+        self.schedule = Schedule(self.data["en"], self.config.batch_size, self.config.seed)
+        self.loss_fn = TranslationRankingLoss(scale=self.config.scale)
+        self.evaluators = [dev_evaluator(self.data["dev"])]
+        self.start_info = {"data": self.data["summary"]}
+
+    def train_step(self) -> dict:
+        idx = self.schedule(self.step)
+        texts = self.data["texts"]
+        loss = self.loss_fn(self.model(texts, self.data["xx"][idx]), self.model(texts, self.data["en"][idx]))
+        self.opt.zero_grad()
+        loss.backward()
+        self.opt.step()
+        self.step += 1
+        return {"loss": loss.item()}
+
+    def identity(self) -> dict:
+        return dataclasses.asdict(self.config)
+
+    def defaults(self) -> dict:
+        return dataclasses.asdict(StaticConfig())
+
+    def state_dict(self) -> dict:
+        return {"model": self.model.bag.state_dict(), "optimizer": self.opt.state_dict()}
+
+    def load_state_dict(self, state: dict, changes: dict) -> None:
+        self.model.bag.load_state_dict(state["model"])
+        self.opt.load_state_dict(state["optimizer"])
+        for group in self.opt.param_groups:  # the optimizer state holds the rate it ran at
+            group["lr"] = self.config.lr
+
+    def upgrade(self, state: dict) -> dict:
+        """state.pt of the static trainer before the one loop; its dev records go to the loop's
+        form in log.jsonl."""
+        if not isinstance(state.get("best"), dict):
+            return state
+        log = self.out / LOG
+        if log.exists():
+            records = [{"step": r["step"], "eval": {"dev": r["dev"]}} if "dev" in r else r for r in read_log(log)]
+            write_text(log, "".join(json.dumps(r) + "\n" for r in records))
+        config = {k: list(v) if isinstance(v, tuple) else v for k, v in state["config"].items()
+                  if k != "checkpoint_minutes"}  # a time between checkpoints then; checkpoint_every now
+        return {"config": config, "model": state["model"], "optimizer": state["optimizer"], "step": state["step"],
+                "elapsed": state["elapsed"], "best": state["best"]["accuracy"], "best_step": state["best"]["step"]}
+
+    def save_best(self) -> None:
+        save_model(self.out / "model", self.model, self.data["piece_ids"], self.data["tokenizer"],
+                   {"teacher": self.config.teacher, "step": self.step, "dev_accuracy": round(self.best, 3)})
 
 
 def train(config: StaticConfig, out: str | Path, show_progress: bool = True, pairs=None, dev=None) -> dict:
-    """Train (resuming from OUT/state.pt when present); returns the final log record. `pairs`
-    and `dev` as in `prepare`."""
-    import torch
+    """Train, going on from OUT's checkpoint when there is one; returns a summary. `pairs` and
+    `dev` as in `prepare`."""
+    run = StaticRun(config, Path(out))
+    state = run.read_checkpoint()
+    if state is not None:  # checked before the teacher's piece vectors are computed
+        resume_changes(run.checkpoint_path(), state["config"], run.identity(), run.defaults(), run.free)
+    run.setup(pairs, dev, show_progress)
+    write_json(run.out / "config.json", {**dataclasses.asdict(config), "data": run.data["summary"]})
+    run.run(resume=state is not None, show_progress=show_progress, state=state)
+    return {"step": run.step, "minutes": round(run.elapsed / 60, 2), "best_step": run.best_step,
+            "best_dev": round(run.best, 3), "pairs": run.data["summary"]["pairs"],
+            "pieces": run.data["summary"]["pieces"]}
 
-    from xlingua.io import save_torch, write_json
-    from xlingua.objectives.translation_ranking import TranslationRankingLoss
 
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    state_path = out / "state.pt"
-    state = torch.load(state_path, map_location="cpu", weights_only=False) if state_path.exists() else None
-    if state:
-        _check_resume(state["config"], config)
-    torch.manual_seed(config.seed)
-    data = prepare(config, out, pairs, dev, show_progress)
-    model = StaticModel(data["vectors"])
-    opt = torch.optim.SparseAdam(model.bag.parameters(), lr=config.lr)
-    step, elapsed, best = 0, 0.0, {"accuracy": -1.0, "step": -1}
-    if state:
-        model.bag.load_state_dict(state["model"])
-        opt.load_state_dict(state["optimizer"])
-        for g in opt.param_groups:
-            g["lr"] = config.lr
-        step, elapsed, best = state["step"], state["elapsed"], state["best"]
-    write_json(out / "config.json", {**dataclasses.asdict(config), "data": data["summary"]})
-    schedule = Schedule(data["en"], config.batch_size, config.seed)
-    loss_fn = TranslationRankingLoss(scale=config.scale)
-    log = open(out / "log.jsonl", "a", encoding="utf-8")
+def recipe_config(data: dict) -> tuple[StaticConfig, Path]:
+    """(settings, output directory) of a `recipe: static` training config: `output_dir` and
+    StaticConfig's fields, at their defaults when not given."""
+    from xlingua.settings import split_lists
 
-    def checkpoint():
-        save_torch(state_path, {"config": dataclasses.asdict(config), "model": model.bag.state_dict(),
-                                "optimizer": opt.state_dict(), "step": step, "elapsed": elapsed, "best": best})
+    data = {k: v for k, v in data.items() if k != "recipe"}
+    if "output_dir" not in data:
+        raise ValueError("a static recipe needs output_dir")
+    out = Path(data.pop("output_dir"))
+    known = {f.name for f in dataclasses.fields(StaticConfig)}
+    unknown = sorted(set(data) - known)
+    if unknown:
+        raise ValueError(f"unknown static setting(s) {unknown}; known: {sorted(known | {'output_dir'})}")
+    return StaticConfig(**split_lists(StaticConfig, data)), out
 
-    def evaluate():
-        nonlocal best
-        dev = dev_accuracy(model, data["dev"])
-        record = {"step": step, "dev": round(dev["accuracy"], 3), "minutes": round(elapsed / 60, 2)}
-        if dev["accuracy"] > best["accuracy"]:
-            best = {"accuracy": dev["accuracy"], "step": step, "languages": dev["languages"]}
-            save_model(out / "model", model, data["piece_ids"], data["tokenizer"],
-                       {"teacher": config.teacher, "step": step, "dev_accuracy": round(dev["accuracy"], 3)})
-        log.write(json.dumps(record) + "\n")
-        log.flush()
-        return record
 
-    budget = config.max_minutes * 60 or float("inf")
-    bar = None
-    if show_progress:
-        from xlingua.progress import progress_bar
+def run_recipe(data: dict, show_progress: bool = True) -> dict:
+    config, out = recipe_config(data)
+    return train(config, out, show_progress)
 
-        bar = progress_bar("[bold]static[/] train", config.max_steps, completed=step,
-                           extra="loss {task.fields[loss]} dev {task.fields[dev]}", loss="-", dev="-")
-    last_save, losses = time.monotonic(), []
-    try:
-        if step == 0:
-            evaluate()
-        while step < config.max_steps and elapsed < budget:
-            t0 = time.monotonic()
-            idx = schedule(step)
-            loss = loss_fn(model(data["texts"], data["xx"][idx]), model(data["texts"], data["en"][idx]))
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            step += 1
-            losses.append(loss.item())
-            elapsed += time.monotonic() - t0
-            if bar:
-                bar[0].update(bar[1], advance=1, loss=f"{losses[-1]:.3f}")
-            if step % config.dev_every == 0:
-                record = evaluate()
-                log.write(json.dumps({"step": step, "loss": round(float(np.mean(losses)), 4)}) + "\n")
-                losses = []
-                if bar:
-                    bar[0].update(bar[1], dev=f"{record['dev']:.1f}")
-            if time.monotonic() - last_save > config.checkpoint_minutes * 60:
-                checkpoint()
-                last_save = time.monotonic()
-        if step % config.dev_every:
-            evaluate()
-        checkpoint()
-    finally:
-        if bar:
-            bar[0].stop()
-        log.close()
-    return {"step": step, "minutes": round(elapsed / 60, 2), "best_step": best["step"],
-            "best_dev": round(best["accuracy"], 3), "pairs": data["summary"]["pairs"],
-            "pieces": data["summary"]["pieces"]}
+
+def summary(result: dict, out) -> str:
+    return (f"{result['step']} steps in {result['minutes']:.1f} min on {result['pairs']:,} pairs, "
+            f"{result['pieces']:,} piece vectors; dev accuracy {result['best_dev']:.2f} at step "
+            f"{result['best_step']}; model: {Path(out) / 'model'}")

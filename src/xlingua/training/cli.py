@@ -1,30 +1,31 @@
 """`xlingua train CONFIG.yaml [--set KEY=VALUE ...]`: every training recipe through the one
 training loop. The config's `recipe:` names it: `encoder` (the default: fine-tuning a sentence
-encoder with xlingua.objectives' tasks, training.trainer), `laser` (laser.config) or `meaning`
-(meaning.recipe); `xlingua laser train` and `xlingua meaning train` build the same configs."""
+encoder with xlingua.objectives' tasks, training.trainer), `laser` (laser.config), `meaning`
+(meaning.recipe) or `static` (static.train); `xlingua laser train`, `xlingua meaning train` and
+`xlingua static train` build the same configs."""
 from __future__ import annotations
 
 import typer
 
-RECIPES = ("encoder", "laser", "meaning")
+RECIPES = ("encoder", "laser", "meaning", "static")
 
 
 def train_command(
     config: str = typer.Argument(..., help="Training config (YAML), e.g. configs/train_translation_ranking.yaml; "
-                                 "`recipe: laser` or `recipe: meaning` trains those models."),
+                                 "`recipe: laser`, `recipe: meaning` or `recipe: static` trains those models."),
     resume: bool = typer.Option(False, "--resume", help="encoder: continue from OUTPUT_DIR/checkpoint.pt (same data "
-                                "order, same result); laser and meaning always go on from their checkpoint."),
+                                "order, same result); laser, meaning and static always go on from their checkpoint."),
     output_dir: str = typer.Option(None, "--output-dir", "-o", help="Override the config's output_dir."),
     model: str = typer.Option(None, "--model", "-m", help="Override the config's model (encoder: bundled:torch or a model dir)."),
     max_steps: int = typer.Option(None, "--max-steps", help="Override the config's max_steps."),
     override: list[str] = typer.Option(None, "--override", help="encoder, with --resume: settings (comma-separated or repeated, e.g. lr,max_steps) whose new values apply; any other changed setting is an error."),
     sets: list[str] = typer.Option(None, "--set", help="Any setting of the config as KEY=VALUE (read as YAML; lists "
-                                   "comma-separated for laser and meaning), e.g. --set lr=1e-4 --set seed=2."),
+                                   "comma-separated for laser, meaning and static), e.g. --set lr=1e-4 --set seed=2."),
 ):
     """Train with a recipe: a sentence encoder with mUSE / DuEAM / OneAligner / LASER3 objectives
-    (under `torchrun --nproc_per_node N` the batch is spread over N processes), a LASER encoder
-    or meaning MLPs. A laser or meaning run started again goes on from its checkpoint; an
-    encoder run does with --resume."""
+    (under `torchrun --nproc_per_node N` the batch is spread over N processes), a LASER encoder,
+    meaning MLPs or a static encoder. A laser, meaning or static run started again goes on from
+    its checkpoint; an encoder run does with --resume."""
     from xlingua.io import check_writable
     from xlingua.training.config import read_yaml, set_values
 
@@ -44,6 +45,8 @@ def train_command(
         from xlingua.laser.trainer import run_recipe, summary
     elif recipe == "meaning":
         from xlingua.meaning.recipe import run_recipe, summary
+    elif recipe == "static":
+        from xlingua.static.train import run_recipe, summary
     else:
         from xlingua.training import train
         from xlingua.training.config import config_from_dict

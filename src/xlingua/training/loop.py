@@ -34,6 +34,7 @@ class LoopSettings:
     log_every: int = 1
     eval_every: int = 0           # steps between dev evaluations (0 = none)
     eval_at_start: bool = True    # also score the start model (step 0)
+    eval_at_end: bool = False     # also score the last step when eval_every does not fall on it
     checkpoint_every: int = 0
     checkpoint_at_end: bool = False
     snapshot_every: int = 0
@@ -201,7 +202,7 @@ class TrainingLoop:
                     progress[0].update(progress[1], completed=self.step, loss=f"{np.mean(window[-20:]):.4f}")
                 if on_step:
                     on_step(self.step)
-                if s.eval_every and self.step % s.eval_every == 0:
+                if s.eval_every and (self.step % s.eval_every == 0 or s.eval_at_end and self.step == s.max_steps):
                     self.evaluate()
                 if s.snapshot_every and self.step % s.snapshot_every == 0 and ddp.rank() == 0:
                     self.save_snapshot()
