@@ -5,7 +5,7 @@ from pathlib import Path
 
 import typer
 
-from xlingua.cli_errors import Typer
+from xlingua.cli.errors import Typer
 
 qe_app = Typer(no_args_is_help=True, help="Trained quality estimation: heads on a base encoder's vectors, "
                                           "fitted on WMT20 MLQE-PE train, chosen on its dev split.")

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import typer
 
-from xlingua.cli_errors import Typer
+from xlingua.cli.errors import Typer
 
 static_app = Typer(no_args_is_help=True, help="Static encoders: a teacher's token vectors trained on parallel "
                                               "pairs; a sentence is the mean of its pieces (no network runs).")

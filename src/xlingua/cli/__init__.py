@@ -5,7 +5,7 @@ from pathlib import Path
 
 import typer
 
-from xlingua.cli_errors import Typer, set_debug
+from xlingua.cli.errors import Typer, set_debug
 from xlingua.encoders.loading import BUNDLED
 
 app = Typer(
@@ -23,10 +23,10 @@ def main(debug: bool = typer.Option(False, "--debug", help="Show the traceback o
     set_debug(debug)
 
 
-from xlingua.laser.cli import laser_app  # noqa: E402
-from xlingua.meaning.cli import meaning_app  # noqa: E402
-from xlingua.static.cli import static_app  # noqa: E402
-from xlingua.qe.cli import qe_app  # noqa: E402
+from xlingua.cli.laser import laser_app  # noqa: E402
+from xlingua.cli.meaning import meaning_app  # noqa: E402
+from xlingua.cli.static import static_app  # noqa: E402
+from xlingua.cli.qe import qe_app  # noqa: E402
 
 app.add_typer(meaning_app, name="meaning")
 app.add_typer(laser_app, name="laser")
@@ -367,7 +367,7 @@ def eval_command(
     batch_size: int = typer.Option(64, help="Encoder batch size."),
 ):
     """Evaluate an encoder on the standard benchmarks (Tatoeba, BUCC, STS, QE, XNLI, ...)."""
-    from xlingua.evaluation.cli import eval_main
+    from xlingua.cli.eval import eval_main
 
     code = eval_main(tasks or [], model=model, limit=limit, data_dir=data_dir, output=output, opts=opt or [],
                      list_tasks=list_tasks, compare=compare, no_cache=no_cache, batch_size=batch_size)
@@ -392,13 +392,9 @@ def ship_command(
                f"probe cosine to fp32 >= {m['fp16_min_cosine']}; fingerprint {m['fingerprint']}")
 
 
-from xlingua.training.cli import train_command  # noqa: E402
-from xlingua.training.extend.cli import extend_command, report_command  # noqa: E402
+from xlingua.cli.train import train_command  # noqa: E402
+from xlingua.cli.extend import extend_command, report_command  # noqa: E402
 
 app.command("train")(train_command)
 app.command("extend")(extend_command)
 app.command("extend-report")(report_command)
-
-
-if __name__ == "__main__":
-    app()

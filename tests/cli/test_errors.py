@@ -2,7 +2,7 @@
 from typer.testing import CliRunner
 
 from xlingua.cli import app
-from xlingua.cli_errors import Typer, set_debug
+from xlingua.cli.errors import Typer, set_debug
 from xlingua.data.text import InputError
 
 runner = CliRunner()
@@ -57,7 +57,7 @@ def test_every_xlingua_command_is_behind_the_boundary(tmp_path):
         else:
             assert result.exit_code == 2 and result.output.count("\n") == 1 and str(missing) in result.output
     set_debug(False)
-    from xlingua.cli_errors import user_errors
+    from xlingua.cli.errors import user_errors
 
     def commands(typer_app):
         for info in typer_app.registered_commands:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from xlingua.cli_errors import Typer
+from xlingua.cli.errors import Typer
 
 laser_app = Typer(no_args_is_help=True, help="LASER BiLSTM encoder (Artetxe & Schwenk 2019) trained from "
                                              "scratch, by translation or distilled from a teacher (LASER3).")

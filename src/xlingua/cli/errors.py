@@ -1,9 +1,9 @@
 """The command line's error boundary: a user error becomes one line and exit code 2.
 
-Every command registered on an `xlingua.cli_errors.Typer` (the `xlingua` app and its sub-apps
+Every command registered on an `xlingua.cli.errors.Typer` (the `xlingua` app and its sub-apps
 `laser`, `meaning`, `bench`) is wrapped by `user_errors`, so a new command gets it for free:
 
-    from xlingua.cli_errors import Typer
+    from xlingua.cli.errors import Typer
     my_app = Typer(help="...")
 
     @my_app.command("score")

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import typer
 
-from xlingua.cli_errors import Typer
+from xlingua.cli.errors import Typer
 from xlingua.meaning.recipe import MeaningData
 
 meaning_app = Typer(no_args_is_help=True, help="Meaning embeddings (Tiyajamorn et al. 2021) on a frozen encoder.")
