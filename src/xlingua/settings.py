@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 
 
 def parse_settings(cls, items: list[str]) -> dict:
@@ -37,3 +38,17 @@ def split_lists(cls, data: dict) -> dict:
     return {k: [v.strip() for v in value.split(",") if v.strip()]
             if isinstance(value, str) and isinstance(getattr(defaults, k, None), list) else value
             for k, value in data.items()}
+
+
+def recipe_settings(name: str, data: dict, *classes, extra: tuple[str, ...] = ()) -> tuple[Path, dict]:
+    """(output directory, the other settings) of a `recipe: NAME` training config; a setting no
+    field of `classes` (nor `extra`) names is an error, so a misspelt one does not run at its default."""
+    data = {k: v for k, v in data.items() if k != "recipe"}
+    if "output_dir" not in data:
+        raise ValueError(f"a {name} recipe needs output_dir")
+    out = Path(data.pop("output_dir"))
+    known = {f.name for cls in classes for f in dataclasses.fields(cls)} | set(extra)
+    unknown = sorted(set(data) - known)
+    if unknown:
+        raise ValueError(f"unknown {name} setting(s) {unknown}; known: {sorted(known | {'output_dir'})}")
+    return out, data

@@ -1,12 +1,11 @@
 """The settings of a LASER run (`xlingua laser train`, or `xlingua train` with `recipe: laser`)."""
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from xlingua.encoders.laser_model import LaserConfig
-from xlingua.settings import split_lists
+from xlingua.settings import recipe_settings, split_lists
 
 OBJECTIVES = ("translation", "distill")
 # settings a checkpoint may not record, with the value such a checkpoint ran with where that is
@@ -91,14 +90,8 @@ def recipe_config(data: dict) -> tuple[LaserTrainConfig, Path, bool]:
     """(settings, output directory, resume) of a `recipe: laser` training config: `output_dir`,
     `resume` (default true: a rerun goes on from the checkpoint) and LaserTrainConfig's fields,
     at the distill defaults (LaserTrainConfig.distill) when `objective: distill`."""
-    data = {k: v for k, v in data.items() if k != "recipe"}
-    if "output_dir" not in data:
-        raise ValueError("a laser recipe needs output_dir")
-    out, resume = Path(data.pop("output_dir")), bool(data.pop("resume", True))
-    known = {f.name for f in dataclasses.fields(LaserTrainConfig)}
-    unknown = sorted(set(data) - known)
-    if unknown:
-        raise ValueError(f"unknown laser setting(s) {unknown}; known: {sorted(known | {'output_dir', 'resume'})}")
+    out, data = recipe_settings("laser", data, LaserTrainConfig, extra=("resume",))
+    resume = bool(data.pop("resume", True))
     make = LaserTrainConfig.distill if data.get("objective") == "distill" else LaserTrainConfig
     return make(**split_lists(LaserTrainConfig, data)), out, resume
 

@@ -6,7 +6,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from xlingua.settings import split_lists
+from xlingua.settings import recipe_settings, split_lists
 
 
 @dataclass
@@ -27,15 +27,8 @@ def recipe_config(data: dict) -> tuple:
     `output_dir` and the fields of both, at their defaults when not given."""
     from xlingua.meaning.trainer import MeaningTrainConfig  # torch: not at import, the command line reads defaults here
 
-    data = {k: v for k, v in data.items() if k != "recipe"}
-    if "output_dir" not in data:
-        raise ValueError("a meaning recipe needs output_dir")
-    out = Path(data.pop("output_dir"))
+    out, data = recipe_settings("meaning", data, MeaningData, MeaningTrainConfig)
     fields = {cls: {f.name for f in dataclasses.fields(cls)} for cls in (MeaningData, MeaningTrainConfig)}
-    unknown = sorted(set(data) - fields[MeaningData] - fields[MeaningTrainConfig])
-    if unknown:
-        known = sorted(fields[MeaningData] | fields[MeaningTrainConfig] | {"output_dir"})
-        raise ValueError(f"unknown meaning setting(s) {unknown}; known: {known}")
     data = split_lists(MeaningData, data)
     return (MeaningData(**{k: v for k, v in data.items() if k in fields[MeaningData]}),
             MeaningTrainConfig(**{k: v for k, v in data.items() if k in fields[MeaningTrainConfig]}), out)

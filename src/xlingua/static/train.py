@@ -321,16 +321,9 @@ def train(config: StaticConfig, out: str | Path, show_progress: bool = True, pai
 def recipe_config(data: dict) -> tuple[StaticConfig, Path]:
     """(settings, output directory) of a `recipe: static` training config: `output_dir` and
     StaticConfig's fields, at their defaults when not given."""
-    from xlingua.settings import split_lists
+    from xlingua.settings import recipe_settings, split_lists
 
-    data = {k: v for k, v in data.items() if k != "recipe"}
-    if "output_dir" not in data:
-        raise ValueError("a static recipe needs output_dir")
-    out = Path(data.pop("output_dir"))
-    known = {f.name for f in dataclasses.fields(StaticConfig)}
-    unknown = sorted(set(data) - known)
-    if unknown:
-        raise ValueError(f"unknown static setting(s) {unknown}; known: {sorted(known | {'output_dir'})}")
+    out, data = recipe_settings("static", data, StaticConfig)
     return StaticConfig(**split_lists(StaticConfig, data)), out
 
 
