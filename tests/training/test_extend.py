@@ -205,6 +205,9 @@ def test_pairs_with_a_bad_line_is_one_error_naming_file_and_line(tmp_path):
     assert not (tmp_path / "run").exists()
     res = CliRunner().invoke(app, ["extend", "--lang", "tibetan", "--pairs", str(bad), "-o", str(tmp_path / "run")])
     assert res.exit_code == 2 and "give exactly one --lang code" in res.output
+    res = CliRunner().invoke(app, ["extend", "--lang", "tibetan", "--pieces-lr", "1e-3", "-o", str(tmp_path / "run")])
+    assert res.exit_code == 2 and "--pieces-lr is the rate of the new pieces' rows: it needs --new-pieces" in res.output
+    assert not (tmp_path / "run").exists()
 
 
 def test_extend_report_command_prints_and_writes_the_report(toy_shared, tmp_path):

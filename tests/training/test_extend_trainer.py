@@ -31,6 +31,24 @@ def test_freeze_rows_keeps_the_first_rows_bit_identical(tiny_model_dir, pairs_fi
                             freeze_rows={"word_embeddings": 40}))
 
 
+def test_rows_lr_moves_the_trainable_rows_at_their_own_rate(tiny_model_dir, pairs_file, tmp_path):
+    # Adam's first step moves every coordinate with a gradient by the learning rate (times the
+    # warm-up factor), whatever the gradient's size: the rows' step over another weight's is rows_lr / lr
+    cfg = base_config(tiny_model_dir, tmp_path / "run", tasks(pairs_file)[:1], max_steps=1, lr=1e-4, rows_lr=3e-3,
+                      weight_decay=0.0, max_grad_norm=0.0, freeze_rows={"word_embeddings": 40})
+    trainer = Trainer(cfg)
+    emb = trainer.model.model.embeddings.word_embeddings.weight
+    dense = trainer.model.model.encoder.layer[0].attention.self.query.weight
+    before = emb.detach().clone(), dense.detach().clone()
+    trainer.train(show_progress=False)
+    rows_step = (emb.detach() - before[0])[40:].abs().max().item()
+    dense_step = (dense.detach() - before[1]).abs().max().item()
+    assert torch.equal(emb.detach()[:40], before[0][:40])
+    assert rows_step == pytest.approx(3e-3, rel=1e-3) and dense_step == pytest.approx(1e-4, rel=1e-3)
+    with pytest.raises(ValueError, match="rows_lr .* needs freeze_rows"):
+        base_config(tiny_model_dir, tmp_path / "run2", tasks(pairs_file)[:1], rows_lr=1e-3)
+
+
 def test_weighted_sampling_draws_by_weight_alone(tiny_model_dir, pairs_file, tmp_path):
     trainer = Trainer(base_config(tiny_model_dir, tmp_path / "run", tasks(pairs_file), sampling="weighted"))
     picks = [trainer.pick_task(s) for s in range(2000)]

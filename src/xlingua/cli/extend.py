@@ -20,6 +20,7 @@ def extend_command(
     max_steps: int = typer.Option(2000, "--max-steps", help="Optimizer steps (the learning rate decays to 0 at the last)."),
     new_pieces: int = typer.Option(0, "--new-pieces", help="Learn N SentencePiece pieces on the new languages and add those the tokenizer lacks (0 = none)."),
     lr: float = typer.Option(5e-5, "--lr", help="Peak learning rate."),
+    pieces_lr: float = typer.Option(0.0, "--pieces-lr", help="Peak learning rate of the new pieces' embedding rows, which start as averages of their characters (0 = --lr)."),
 ):
     """Teach the model new languages: distillation towards its own English vectors plus translation
     ranking (LASER3-style), with original-language pairs mixed in. Prints the dev report before and
@@ -27,7 +28,8 @@ def extend_command(
     from xlingua.training.extend.run import ExtendOptions, check, extend
 
     opts = ExtendOptions(langs=lang, out=str(out), model=model, pairs=None if pairs is None else str(pairs), mix=mix,
-                         max_minutes=max_minutes, max_steps=max_steps, new_pieces=new_pieces, lr=lr)
+                         max_minutes=max_minutes, max_steps=max_steps, new_pieces=new_pieces, lr=lr,
+                         pieces_lr=pieces_lr)
     check(opts)  # bad input fails here, before any model loads
     extend(opts, echo=typer.echo)
 

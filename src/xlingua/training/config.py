@@ -66,6 +66,9 @@ class TrainConfig:
     # {parameter-name substring: N}: the first N rows stay as they are, e.g. the word embeddings
     # of a tokenizer's original pieces while pieces added after them train
     freeze_rows: dict = field(default_factory=dict)
+    # peak learning rate of the rows freeze_rows leaves to train (0 = lr): rows that start as
+    # averages of other pieces have further to move than pretrained weights
+    rows_lr: float = 0.0
     precision: str = "fp32"        # bf16: forward and backward under bfloat16 autocast
     sampling: str = "cycle"        # cycle | proportional (weight x size) | weighted (weight alone)
     max_minutes: float = 0.0       # training time summed over resumes (0 = none)
@@ -93,6 +96,9 @@ class TrainConfig:
             raise ValueError(f"{where}: precision must be one of {PRECISIONS}, got {self.precision!r}")
         if self.sampling not in SAMPLINGS:
             raise ValueError(f"{where}: sampling must be one of {SAMPLINGS}, got {self.sampling!r}")
+        if self.rows_lr < 0 or (self.rows_lr and not self.freeze_rows):
+            raise ValueError(f"{where}: rows_lr is the rate of the rows freeze_rows leaves to train: "
+                             f"it needs freeze_rows and cannot be negative (got {self.rows_lr})")
         for key in ("max_steps", "batch_size", "grad_accum", "max_seq_length"):
             if getattr(self, key) < 1:
                 raise ValueError(f"{where}: {key} must be at least 1")

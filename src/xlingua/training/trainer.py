@@ -33,6 +33,8 @@ from xlingua.training.tasks import build_task
 
 __all__ = ["CHECKPOINT", "LOG", "Trainer", "config_changes", "train"]
 #: settings a resumed run may change freely (they change nothing already done)
+#: the optimizer group of the parameters whose fixed rows stay and whose other rows train at rows_lr
+ROWS = "rows"
 RESUME_FREE = ("output_dir", "log_every", "checkpoint_every", "max_minutes")
 #: settings `--override` may change on resume; the rest (model, tasks, seed, batch...) fix the
 #: data order and the weights, so changing them needs a new output directory
@@ -132,8 +134,8 @@ class Trainer(TrainingLoop):
         self.samplers = [make_sampler(t.examples, t.config.temperature, config.seed, salt=i)
                          for i, t in enumerate(self.tasks)]
         self.params = [p for p in list(self.model.parameters()) + list(self.tasks.parameters()) if p.requires_grad]
-        self.optimizer = torch.optim.AdamW(_param_groups(self.model, self.tasks, config.weight_decay, self.fixed_rows),
-                                           lr=config.lr)
+        self.optimizer = torch.optim.AdamW(_param_groups(self.model, self.tasks, config.weight_decay, self.fixed_rows,
+                                                         config.rows_lr), lr=config.lr)
         self.scheduler = torch.optim.lr_scheduler.LambdaLR(self.optimizer, lr_lambda(config))
         evaluator = DevEvaluator(config.eval)
         self.evaluators = [evaluator] if evaluator else []
@@ -189,13 +191,13 @@ class Trainer(TrainingLoop):
         self.optimizer.load_state_dict(state["optimizer"])
         self.scheduler.load_state_dict(state["scheduler"])
         if "lr" in changes or "weight_decay" in changes:  # the optimizer state holds the old ones
+            factor = lr_lambda(self.config)(self.scheduler.last_epoch)
             for group in self.optimizer.param_groups:
-                group["initial_lr"] = self.config.lr
+                group["initial_lr"] = self.config.rows_lr if group.get("name") == ROWS else self.config.lr
+                group["lr"] = group["initial_lr"] * factor
                 if group["weight_decay"]:
                     group["weight_decay"] = self.config.weight_decay
-            self.scheduler.base_lrs = [self.config.lr] * len(self.optimizer.param_groups)
-            for group in self.optimizer.param_groups:
-                group["lr"] = self.config.lr * lr_lambda(self.config)(self.scheduler.last_epoch)
+            self.scheduler.base_lrs = [g["initial_lr"] for g in self.optimizer.param_groups]
         for s, st in zip(self.samplers, state["samplers"]):
             s.load_state_dict(st)
 
@@ -217,14 +219,23 @@ def train(config: TrainConfig, resume: bool = False, show_progress: bool = True,
     return Trainer(config).train(resume=resume, show_progress=show_progress, override=override)
 
 
-def _param_groups(model, tasks, weight_decay: float, fixed_rows=()) -> list[dict]:
-    decay, no_decay = [], []
+def _param_groups(model, tasks, weight_decay: float, fixed_rows=(), rows_lr: float = 0.0) -> list[dict]:
+    """Decayed, undecayed and (with rows_lr) the parameters with fixed rows at their own rate."""
+    decay, no_decay, rows = [], [], []
     for module in (model, tasks):
         for name, p in module.named_parameters():
-            if p.requires_grad:
-                undecayed = p.ndim < 2 or "LayerNorm" in name or (module is model and name in fixed_rows)
-                (no_decay if undecayed else decay).append(p)
-    return [{"params": decay, "weight_decay": weight_decay}, {"params": no_decay, "weight_decay": 0.0}]
+            if not p.requires_grad:
+                continue
+            if rows_lr and module is model and name in fixed_rows:
+                rows.append(p)
+            elif p.ndim < 2 or "LayerNorm" in name or (module is model and name in fixed_rows):
+                no_decay.append(p)
+            else:
+                decay.append(p)
+    groups = [{"params": decay, "weight_decay": weight_decay}, {"params": no_decay, "weight_decay": 0.0}]
+    if rows:  # frozen rows get zero gradients, so AdamW leaves them as they are at any rate
+        groups.append({"params": rows, "weight_decay": 0.0, "lr": rows_lr, "name": ROWS})
+    return groups
 
 
 def plot_log(log: Path, png: Path) -> Path | None:

@@ -37,6 +37,7 @@ class ExtendOptions:
     max_steps: int = 2000
     new_pieces: int = 0             # SentencePiece pieces to learn on the new languages (0 = none)
     lr: float = 5e-5
+    pieces_lr: float = 0.0          # peak rate of the new pieces' rows (0 = lr)
     batch_size: int = 32
     max_seq_length: int = 128       # scripts read character by character give long inputs
     eval_every: int = 200
@@ -66,8 +67,10 @@ def check(opts: ExtendOptions) -> tuple[list[str], dict[str, str]]:
 
     if not 0.0 <= opts.mix < 1.0:
         raise ValueError(f"--mix is the share of original-language pairs, in [0, 1); got {opts.mix}")
-    if opts.new_pieces < 0 or opts.max_minutes < 0:
-        raise ValueError("--new-pieces and --max-minutes cannot be negative")
+    if opts.new_pieces < 0 or opts.max_minutes < 0 or opts.pieces_lr < 0:
+        raise ValueError("--new-pieces, --pieces-lr and --max-minutes cannot be negative")
+    if opts.pieces_lr and not opts.new_pieces:
+        raise ValueError("--pieces-lr is the rate of the new pieces' rows: it needs --new-pieces")
     langs = resolve_langs(opts.langs, opts.pairs)
     pair_files = {}
     if opts.pairs is not None:
@@ -149,7 +152,8 @@ def build_config(opts: ExtendOptions, langs: list[str], pair_files: dict[str, st
         "checkpoint_every": opts.checkpoint_every, "log_every": 10,
         # the original pieces' rows never move: without new pieces the model ships as an overlay
         # on e5-small like the default; with them only the new rows train
-        **({"freeze_rows": {"word_embeddings": base_rows}} if base_rows else {"freeze": ["word_embeddings"]}),
+        **({"freeze_rows": {"word_embeddings": base_rows}, "rows_lr": opts.pieces_lr} if base_rows
+           else {"freeze": ["word_embeddings"]}),
         "eval": {"general_langs": [l for l in watched if l not in pair_files], "pair_files": pair_files,
                  "limit": LIMIT, "select": "mean"},
     }
