@@ -59,3 +59,16 @@ def test_student_on_static_pieces_trains_and_loads(static_dir, tmp_path, toy_sha
     assert (out / "pieces.safetensors").exists() and not (out / "spm.model").exists()
     enc = load_encoder(f"laser:{out}")
     assert enc.sp.encode(["chat dog"]) == [[7, 5]] and enc.encode(["chat dog"]).shape == (1, 12)
+
+
+def test_init_names_the_shipped_static_encoder_or_a_directory(static_dir, tmp_path):
+    from xlingua.encoders.manifest import models_root
+    from xlingua.laser.config import LaserTrainConfig
+    from xlingua.laser.prepare import static_init_dir
+
+    assert static_init_dir(f"static:{static_dir}") == static_dir
+    assert static_init_dir("static-small") == models_root() / "static-small"
+    with pytest.raises(ValueError, match="init must be empty \\(random\\), static:DIR or one of static-small, got 'bundled'"):
+        LaserTrainConfig(objective="distill", init="bundled")
+    with pytest.raises(ValueError, match="is for the distill objective"):
+        LaserTrainConfig(objective="translation", init="static-small")

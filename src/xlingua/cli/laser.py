@@ -48,7 +48,7 @@ def train(
                                 "--truncate), translation leaves such pairs out (counted in the log)."),
     truncate: bool = typer.Option(True, "--truncate/--no-truncate", help="distill: cut long sides instead of "
                                   "dropping their pairs (a run started before this setting keeps dropping them)."),
-    init: str = typer.Option("", help="distill: static:DIR starts from a static encoder (`xlingua static train`): "
+    init: str = typer.Option("", help="distill: static:DIR (`xlingua static train`) or static-small starts from a static encoder: "
                              "its pieces are the vocabulary and its vectors the embedding (set --embed-dim to their size)."),
     layers: int = typer.Option(1, help="BiLSTM layers (paper: 5)."),
     hidden: int = typer.Option(256, help="BiLSTM units per direction (paper: 512)."),

@@ -51,7 +51,7 @@ class LaserTrainConfig:
     dev_langs: list[str] = field(default_factory=list)  # general dev slice scored at the end (empty = none)
     eval_every: int = 0  # distill: also score dev_langs every N steps, the best student kept as encoder_best.pt
     truncate: bool = True  # distill: a side over max_len pieces is cut to its first max_len, not dropped
-    init: str = ""  # distill: "static:DIR" reads a static encoder's pieces and starts the embedding from its vectors
+    init: str = ""  # distill: "static:DIR" or "static-small" reads a static encoder's pieces and starts the embedding from its vectors
 
     @classmethod
     def distill(cls, **overrides) -> "LaserTrainConfig":
@@ -70,10 +70,13 @@ class LaserTrainConfig:
         # checked here, before minutes of data preparation, not at the first step
         if self.metric not in ("mse", "cosine"):
             raise ValueError(f"metric must be mse or cosine, got {self.metric!r}")
-        if self.init and not self.init.startswith("static:"):
-            raise ValueError(f"init must be empty (random) or static:DIR, got {self.init!r}")
+        from xlingua.encoders.static import PACKAGED
+
+        if self.init and not self.init.startswith("static:") and self.init not in PACKAGED:
+            raise ValueError(f"init must be empty (random), static:DIR or one of {', '.join(PACKAGED)}, "
+                             f"got {self.init!r}")
         if self.init and self.objective != "distill":
-            raise ValueError("init static:DIR is for the distill objective")
+            raise ValueError("init (a static encoder's pieces) is for the distill objective")
         if self.eval_every and (self.objective != "distill" or not self.dev_langs):
             raise ValueError("eval_every scores a distilled student on dev_langs: give objective distill and dev_langs")
         if self.temperature <= 0 or self.batch_size < 1:

@@ -57,7 +57,7 @@ def vocabulary(cfg: LaserTrainConfig, out: Path, texts: dict[str, list[str]]):
     if cfg.init:
         from xlingua.encoders.static import StaticPieces
 
-        source = Path(cfg.init.removeprefix("static:"))
+        source = static_init_dir(cfg.init)
         pieces = StaticPieces(source)
         pieces.save(out, source)
         return pieces
@@ -98,6 +98,17 @@ def build_distill(cfg: LaserTrainConfig, out: Path, data_dir=None, teacher_encod
         teacher_encoder = load_encoder(cfg.teacher)
     data = build_set(kept, cfg.teacher, teacher_encoder, teacher_cache, show_progress)
     return sp, data, dropped, teacher_encoder
+
+
+def static_init_dir(init: str) -> Path:
+    """The static encoder directory `init` names: static:DIR, or a static encoder shipped in the package."""
+    from xlingua.encoders.static import PACKAGED
+
+    if init in PACKAGED:
+        from xlingua.encoders.manifest import packaged_dir
+
+        return packaged_dir(init, "`xlingua static ship`")
+    return Path(init.removeprefix("static:"))
 
 
 def start_embedding(embed: torch.nn.Embedding, static_dir: Path) -> None:

@@ -27,7 +27,7 @@ from xlingua.encoders.laser_vocab import PAD
 from xlingua.io import save_torch, write_json
 from xlingua.laser.config import BEFORE, LaserTrainConfig
 from xlingua.laser.data import Schedule, collate, summarize
-from xlingua.laser.prepare import build_directions, build_distill, start_embedding
+from xlingua.laser.prepare import build_directions, build_distill, start_embedding, static_init_dir
 from xlingua.training.checkpoint import read_log, resume_changes, seed_log
 from xlingua.training.evaluators import Evaluator
 from xlingua.training.loop import LOG, LoopSettings, TrainingLoop
@@ -179,7 +179,7 @@ def distill_setup(cfg: LaserTrainConfig, out: Path, data_dir, teacher_encoder, t
     # LASER3 keeps the teacher's size; a student of another width gets a linear projection to it
     model = LaserStudent(cfg.model_config(sp.get_piece_size(), 0 if 2 * cfg.hidden == teacher_dim else teacher_dim))
     if cfg.init:
-        start_embedding(model.encoder.embed, Path(cfg.init.removeprefix("static:")))
+        start_embedding(model.encoder.embed, static_init_dir(cfg.init))
     sampler = LanguageSampler(data.langs, [str(r) for r in data.row], cfg.temperature, cfg.seed)
     batches = distill_batches(data, sampler, DistillationLoss(cfg.metric, cfg.english_weight), cfg.batch_size)
     data_log = {"data": data.summary(), "language_shares": sampler.shares(),
