@@ -89,9 +89,13 @@ def test_packaged_spec_loads_by_name_or_says_it_is_absent(run_dir, tmp_path, mon
     monkeypatch.setattr(manifest_mod, "models_root", lambda: tmp_path / "models")
     with pytest.raises(FileNotFoundError, match="laser-small is not in this installation"):
         load_encoder("laser-small")
+    listed = lambda: [l for l in CliRunner().invoke(app, ["models"]).output.splitlines()  # noqa: E731
+                      if l.startswith("laser-small ")]
+    assert len(listed()) == 1 and listed()[0].endswith("[not in this installation]")
     ship(run_dir, tmp_path / "models" / "laser-small")
     enc = load_encoder("laser-small")
     assert enc.name == "laser-small" and enc.fingerprint() == LaserEncoder(str(run_dir)).fingerprint()
+    assert "installation" not in listed()[0]
 
 
 def test_ship_command(run_dir, tmp_path):

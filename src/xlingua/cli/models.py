@@ -11,4 +11,5 @@ def models_command():
     found = readable_specs()
     width = max(len(s.pattern) for s in found)
     for spec in found:
-        typer.echo(f"{spec.pattern:<{width}}  {spec.help}")
+        missing = "" if spec.installed() else " [not in this installation]"
+        typer.echo(f"{spec.pattern:<{width}}  {spec.help}{missing}")

@@ -257,7 +257,7 @@ def _serves(model: str, path: str) -> bool:
 
 
 for _alias in ("bundled", BASE, *SHIPPED_ON_E5):
-    register_spec(_alias, _HELP.get(_alias, f"{_alias}, shipped on e5-small: as xlingua-small"))(
-        partial(_e5_family, _alias))
+    register_spec(_alias, _HELP.get(_alias, f"{_alias}, shipped on e5-small: as xlingua-small"),
+                  package=_alias if _alias in SHIPPED_ON_E5 else "")(partial(_e5_family, _alias))
     _runs = ", ".join(p for p in PATHS if _serves(loading.BUNDLED if _alias == "bundled" else _alias, p))
     register_spec(f"{_alias}:PATH", f"{_alias} on PATH: one of {_runs}")(partial(_e5_family, _alias))

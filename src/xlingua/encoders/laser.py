@@ -108,4 +108,5 @@ def _packaged(name: str, **options) -> LaserEncoder:
 
 for _name in PACKAGED:
     register_spec(_name, "the BiLSTM student distilled from bundled, shipped inside the package "
-                         "(checksum-verified): for CPU-bound work on huge corpora")(partial(_packaged, _name))
+                         "(checksum-verified): for CPU-bound work on huge corpora",
+                  package=_name)(partial(_packaged, _name))

@@ -93,7 +93,7 @@ def _meaning(base: str, path: str, **options) -> MeaningEncoder:
 
 
 @register_spec("BASE+meaning", "the meaning model shipped inside the package for BASE (e.g. bundled+meaning): "
-               "reference-free QE out of the box")
+               "reference-free QE out of the box", package="meaning-*")
 def _shipped_meaning(base: str, **options) -> MeaningEncoder:
     path = packaged_dir(base)  # before loading the base: a missing one fails at once
     return MeaningEncoder(loading.load_encoder(base, **options), str(path))

@@ -32,6 +32,15 @@ class Spec:
     literal: str
     build: Callable[..., Encoder]
     help: str
+    package: str = ""  # a spec of a model shipped in the package: its directory (a glob) under xlingua/models
+
+    def installed(self) -> bool:
+        """False for a shipped model's spec whose directory this installation lacks."""
+        if not self.package:
+            return True
+        from xlingua.encoders.manifest import MANIFEST, models_root
+
+        return any(models_root().glob(f"{self.package}/{MANIFEST}"))
 
     def match(self, spec: str) -> tuple | None:
         """The arguments `build` takes for `spec`, or None if this pattern does not answer it."""
@@ -66,12 +75,13 @@ def _origin(spec: Spec) -> str:
     return f"{f.__module__}.{f.__qualname__}"
 
 
-def register_spec(pattern: str, help: str):
-    """Function decorator: `build` makes the encoder for the specs `pattern` matches."""
+def register_spec(pattern: str, help: str, package: str = ""):
+    """Function decorator: `build` makes the encoder for the specs `pattern` matches; `package`
+    names the directory (a glob) under xlingua/models of a model shipped in the package."""
     kind, literal = _kind(pattern)
 
     def add(build: Callable[..., Encoder]) -> Callable[..., Encoder]:
-        declare(_SPECS, pattern, Spec(pattern, kind, literal, build, help), "encoders for spec", _origin)
+        declare(_SPECS, pattern, Spec(pattern, kind, literal, build, help, package), "encoders for spec", _origin)
         return build
     return add
 

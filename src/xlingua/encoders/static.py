@@ -179,4 +179,5 @@ def _packaged(name: str, **options) -> StaticEncoder:
 
 for _name in PACKAGED:
     register_spec(_name, "static token vectors from bundled's teacher, trained on parallel pairs, shipped inside "
-                         "the package (checksum-verified): a fast first pass over huge corpora")(partial(_packaged, _name))
+                         "the package (checksum-verified): a fast first pass over huge corpora",
+                  package=_name)(partial(_packaged, _name))
