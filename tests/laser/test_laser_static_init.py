@@ -72,3 +72,19 @@ def test_init_names_the_shipped_static_encoder_or_a_directory(static_dir, tmp_pa
         LaserTrainConfig(objective="distill", init="bundled")
     with pytest.raises(ValueError, match="is for the distill objective"):
         LaserTrainConfig(objective="translation", init="static-small")
+
+
+def test_frozen_embedding_keeps_the_static_vectors_while_the_bilstm_learns(static_dir, tmp_path, toy_shared):  # noqa: F811
+    from xlingua.laser.config import LaserTrainConfig
+
+    kw = dict(show_progress=False, teacher_encoder=ToyTeacher(), teacher_cache=tmp_path / "cache")
+    out = tmp_path / "run"
+    log = train_laser(_cfg(init=f"static:{static_dir}", freeze_embedding=True, max_steps=40), out, **kw)
+    assert log["history"][-1]["loss"] < log["history"][0]["loss"]
+    state = torch.load(out / "encoder.pt", map_location="cpu", weights_only=False)
+    weight = state["state"]["embed.weight"]
+    start = torch.nn.Embedding(weight.shape[0], weight.shape[1])
+    start_embedding(start, static_dir)
+    assert torch.equal(weight[4:], start.weight[4:].detach())  # the static rows, as they started
+    with pytest.raises(ValueError, match="freeze_embedding keeps a static encoder's vectors: it needs init"):
+        LaserTrainConfig(objective="distill", freeze_embedding=True)

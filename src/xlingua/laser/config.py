@@ -52,6 +52,7 @@ class LaserTrainConfig:
     eval_every: int = 0  # distill: also score dev_langs every N steps, the best student kept as encoder_best.pt
     truncate: bool = True  # distill: a side over max_len pieces is cut to its first max_len, not dropped
     init: str = ""  # distill: "static:DIR" or "static-small" reads a static encoder's pieces and starts the embedding from its vectors
+    freeze_embedding: bool = False  # with init: the static vectors stay as they are; only the BiLSTM learns
 
     @classmethod
     def distill(cls, **overrides) -> "LaserTrainConfig":
@@ -77,6 +78,8 @@ class LaserTrainConfig:
                              f"got {self.init!r}")
         if self.init and self.objective != "distill":
             raise ValueError("init (a static encoder's pieces) is for the distill objective")
+        if self.freeze_embedding and not self.init:
+            raise ValueError("freeze_embedding keeps a static encoder's vectors: it needs init")
         if self.eval_every and (self.objective != "distill" or not self.dev_langs):
             raise ValueError("eval_every scores a distilled student on dev_langs: give objective distill and dev_langs")
         if self.temperature <= 0 or self.batch_size < 1:

@@ -180,6 +180,8 @@ def distill_setup(cfg: LaserTrainConfig, out: Path, data_dir, teacher_encoder, t
     model = LaserStudent(cfg.model_config(sp.get_piece_size(), 0 if 2 * cfg.hidden == teacher_dim else teacher_dim))
     if cfg.init:
         start_embedding(model.encoder.embed, static_init_dir(cfg.init))
+        # frozen, the 200k-row embedding costs no gradient and no optimizer step
+        model.encoder.embed.weight.requires_grad_(not cfg.freeze_embedding)
     sampler = LanguageSampler(data.langs, [str(r) for r in data.row], cfg.temperature, cfg.seed)
     batches = distill_batches(data, sampler, DistillationLoss(cfg.metric, cfg.english_weight), cfg.batch_size)
     data_log = {"data": data.summary(), "language_shares": sampler.shares(),
