@@ -1,5 +1,6 @@
 """New tokenizer pieces on a tiny e5-style model: pieces the tokenizer lacks are appended, every
-existing piece keeps its id and row, a new row is the mean of its old parts' rows, text with the
+existing piece keeps its id and row, a new row is the mean of its old parts' rows (a character
+no piece holds a fresh row of its own, not <unk>'s, shared by every piece it is in), text with the
 new pieces splits into them, and the saved model reads the same everywhere."""
 import json
 
@@ -29,7 +30,7 @@ def test_added_pieces_keep_old_ids_and_rows_and_start_at_their_parts_mean(tmp_pa
     # "▁abc" is "▁ab" + "c" for the old tokenizer (-1.05 - 1.03 beats "▁a" + "bc", -1.04 - 1.07)
     split = piece_splitter(enc.tokenizer)
     assert split("▁abc") == [old_ids["▁ab"], old_ids["c"]]
-    assert split("ⵣa") == [3, old_ids["a"]]
+    assert split("ⵣa") == ["ⵣ", old_ids["a"]]
 
     new = add_pieces(enc, [("▁abc", -0.5), ("▁a", -0.1), ("ⵣa", -30.0), ("▁ⵣ", -2.0)])
 
@@ -40,8 +41,15 @@ def test_added_pieces_keep_old_ids_and_rows_and_start_at_their_parts_mean(tmp_pa
     assert rows.shape[0] == 15 and enc.model.config.vocab_size == 15  # 2 spare rows reused, one more added
     assert torch.equal(rows[:12], old_rows[:12])
     torch.testing.assert_close(rows[12], (old_rows[old_ids["▁ab"]] + old_rows[old_ids["c"]]) / 2)
-    torch.testing.assert_close(rows[13], (old_rows[3] + old_rows[old_ids["a"]]) / 2)
-    torch.testing.assert_close(rows[14], (old_rows[old_ids["▁"]] + old_rows[3]) / 2)
+    z = 2 * rows[13] - old_rows[old_ids["a"]]  # ⵣ's own row: the same in both pieces holding it
+    torch.testing.assert_close(rows[14], (old_rows[old_ids["▁"]] + z) / 2)
+    assert not torch.allclose(z, old_rows[3], atol=1e-3)  # not <unk>'s row
+    from xlingua.encoders.new_pieces import unknown_char_rows
+
+    torch.testing.assert_close(z, unknown_char_rows(old_rows[:12], ["ⵣ"])["ⵣ"])
+    drawn = unknown_char_rows(old_rows[:12].repeat(50, 1), [chr(0x2D30 + i) for i in range(400)])
+    spread = torch.stack(list(drawn.values())).std(0) / old_rows[:12].std(0)
+    assert 0.85 < spread.mean().item() < 1.15  # rows at the size of the existing ones
     scores = dict(map(tuple, json.loads(enc.tokenizer.json)["model"]["vocab"]))
     assert scores["ⵣa"] == pytest.approx(-1.07)  # raised to the lowest score: <unk>'s score stays
     assert scores["▁abc"] == -0.5

@@ -3,8 +3,10 @@ text, appended to an e5 (unigram) tokenizer and to the model's word-embedding ma
 
 Every existing piece keeps its id and its row; the new pieces take the ids after them (rows past
 the last piece, which no text reaches, are reused: e5's matrix has 35 of them). A new piece's
-row starts as the mean of the rows of the pieces the tokenizer split it into before (a
-character no piece held counts as one <unk>, as the tokenizer reads it). A new piece's score is
+row starts as the mean of the rows of the pieces the tokenizer split it into before, where a
+character no piece holds (every character of a script the model never read) counts as a row of
+its own, drawn once per character at the size of the existing rows: read as <unk>, as the
+tokenizer did, every piece of such a script would start as the same vector. A new piece's score is
 its log-probability in the learned model, raised to the tokenizer's lowest score where it falls
 below: the unknown-character score is that lowest score minus 10, so it stays what it was.
 Only pieces written in the new text's own scripts are added (`written_in`), so text in other
@@ -71,28 +73,37 @@ def written_in(pieces: Sequence[tuple[str, float]], scripts: set[str]) -> list[t
     return out
 
 
-def piece_splitter(tok: E5Tokenizer) -> Callable[[str], list[int]]:
-    """A function giving the ids `tok` reads a piece as (a whole word's pieces when the piece
-    starts with "▁")."""
+def piece_splitter(tok: E5Tokenizer) -> Callable[[str], list[int | str]]:
+    """A function giving the parts `tok` reads a piece as: the ids of its known runs (a whole
+    word's pieces when the piece starts with "▁") and, in their places, the characters no piece
+    holds (the tokenizer isolates each as one <unk>)."""
     spec = json.loads(tok.json)
     known = {c for p, _ in spec["model"]["vocab"] for c in p}
-    unk, model = spec["model"]["unk_id"], tok.tokenizer.model
+    model = tok.tokenizer.model
 
-    def split(piece: str) -> list[int]:
-        ids, run = [], ""
+    def split(piece: str) -> list[int | str]:
+        parts, run = [], ""
         for ch in piece:
             if ch in known:
                 run += ch
                 continue
             if run:
-                ids.extend(t.id for t in model.tokenize(run))
+                parts.extend(t.id for t in model.tokenize(run))
                 run = ""
-            ids.append(unk)  # the tokenizer isolates a character no piece holds: one <unk>
+            parts.append(ch)
         if run:
-            ids.extend(t.id for t in model.tokenize(run))
-        return ids
+            parts.extend(t.id for t in model.tokenize(run))
+        return parts
 
     return split
+
+
+def unknown_char_rows(weight: torch.Tensor, chars: Sequence[str], seed: int = 0) -> dict[str, torch.Tensor]:
+    """A row per character, drawn from a normal with the per-coordinate mean and spread of
+    `weight`'s rows, in sorted character order from `seed`: the same rows every time."""
+    gen = torch.Generator().manual_seed(seed)
+    mean, std = weight.mean(0), weight.std(0)
+    return {c: mean + std * torch.randn(weight.shape[1], generator=gen) for c in sorted(set(chars))}
 
 
 def piece_count(encoder) -> int:
@@ -124,8 +135,11 @@ def add_pieces(encoder, pieces: Sequence[tuple[str, float]]) -> list[int]:
     if weight.shape[0] < rows:
         raise ValueError(f"{encoder.name}: {weight.shape[0]} embedding rows for {rows} pieces")
     split = piece_splitter(tok)
+    parts = [split(p) for p, _ in new]
     with torch.no_grad():
-        start = torch.stack([weight[split(p)].mean(0) for p, _ in new])
+        chars = unknown_char_rows(weight[:rows], [c for ps in parts for c in ps if isinstance(c, str)])
+        start = torch.stack([torch.stack([chars[c] if isinstance(c, str) else weight[c] for c in ps]).mean(0)
+                             for ps in parts])
     lowest = min(s for _, s in vocab)
     vocab.extend([p, max(s, lowest)] for p, s in new)
     steps = spec["pre_tokenizer"].get("pretokenizers") or []
