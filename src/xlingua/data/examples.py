@@ -73,7 +73,8 @@ def read_ordered_text(paths, limit: int | None = None) -> list[tuple[str, str]]:
 _KEYS = {"l10n": {"langs", "split"}, "general": {"langs", "sources", "pair_files"}, "own_pairs": {"path", "lang"},
          "stsb_multi_mt": {"langs", "cross"},
          "tsv": {"path"}, "xnli": {"langs", "data_dir"},
-         "dueam_unsupervised": {"langs", "data_dir"}, "dueam_weak": {"pairs", "data_dir"}, "ordered_text": {"paths"}}
+         "dueam_unsupervised": {"langs", "data_dir"}, "dueam_weak": {"pairs", "data_dir"}, "ordered_text": {"paths"},
+         "mlqe": {"pairs", "data_dir"}}
 
 
 def load_examples(spec: dict, seed: int = 0) -> list[tuple]:
@@ -119,6 +120,11 @@ def load_examples(spec: dict, seed: int = 0) -> list[tuple]:
         out = nli.dueam_unsupervised_pairs(spec.pop("langs"), seed, spec.pop("data_dir", None))[:limit]
     elif kind == "dueam_weak":
         out = nli.dueam_weak_pairs(spec.pop("pairs"), spec.pop("data_dir", None))[:limit]
+    elif kind == "mlqe":  # graded (source, MT output, z-score) pairs of the WMT20 QE train split only
+        from xlingua.data.benchmarks import read_mlqe
+
+        data = [read_mlqe(pair, "train", spec.pop("data_dir", None)) for pair in spec.pop("pairs")]
+        out = [(a, b, z) for d in data for a, b, z in list(zip(d.s1, d.s2, d.score))[:limit]]
     elif kind == "ordered_text":
         out = read_ordered_text(spec.pop("paths"), limit)
     else:

@@ -43,6 +43,7 @@ class EvalConfig:
     tatoeba_langs: list = field(default_factory=list)
     general_langs: list = field(default_factory=list)  # languages of the general corpus's dev slice
     pair_files: dict = field(default_factory=dict)     # {lang: FILE}: the dev slice of a user's own pairs
+    qe_pairs: list = field(default_factory=list)       # WMT20 QE pairs whose dev split is scored (Pearson of cosine)
     limit: int = 500
     select: str = "mean"
 

@@ -65,3 +65,30 @@ def general_dev_pairs(langs=None, root=None, limit: int | None = None) -> dict[s
         rows = [p for p in dev if p.lang == lang][:limit]
         out[lang] = ([p.text for p in rows], [p.english for p in rows])
     return out
+
+
+class QEEvaluator(Evaluator):
+    """WMT20 QE dev: Pearson x100 of the cosine of (source, MT output) with the human z-scores,
+    per language pair ("qe_en-de") and their mean ("qe", the WMT20 figure); a model trained to
+    score translations is chosen on it."""
+    main_score = "qe"
+
+    def __init__(self, pairs: Sequence[str], data_dir=None):
+        from xlingua.data.benchmarks import read_mlqe
+
+        self.sets = {p: read_mlqe(p, "dev", data_dir) for p in pairs}
+
+    def __bool__(self) -> bool:
+        return bool(self.sets)
+
+    def __call__(self, model) -> dict[str, float]:
+        from scipy.stats import pearsonr
+
+        from xlingua.similarity.cosine import paired_cosine
+
+        found = {}
+        for p, d in self.sets.items():
+            cos = paired_cosine(encode_texts(model, d.s1), encode_texts(model, d.s2))
+            # equal cosines rank nothing: 0, not the undefined (nan) Pearson, which no step would beat
+            found[f"qe_{p}"] = 0.0 if np.ptp(cos) == 0 else 100 * float(pearsonr(cos, d.score).statistic)
+        return {"qe": float(np.mean(list(found.values()))), **found}

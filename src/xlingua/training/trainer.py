@@ -27,6 +27,7 @@ from xlingua.objectives import distributed as ddp
 from xlingua.training.checkpoint import CHECKPOINT, changed_settings
 from xlingua.training.config import EvalConfig, TrainConfig
 from xlingua.training.evaluate import DevEvaluator
+from xlingua.training.evaluators import QEEvaluator
 from xlingua.training.loop import LOG, LoopSettings, TrainingLoop
 from xlingua.training.model import SentenceModel
 from xlingua.training.tasks import build_task
@@ -137,8 +138,7 @@ class Trainer(TrainingLoop):
         self.optimizer = torch.optim.AdamW(_param_groups(self.model, self.tasks, config.weight_decay, self.fixed_rows,
                                                          config.rows_lr), lr=config.lr)
         self.scheduler = torch.optim.lr_scheduler.LambdaLR(self.optimizer, lr_lambda(config))
-        evaluator = DevEvaluator(config.eval)
-        self.evaluators = [evaluator] if evaluator else []
+        self.evaluators = [e for e in (DevEvaluator(config.eval), QEEvaluator(config.eval.qe_pairs)) if e]
         sizes = np.array([t.config.weight * (len(t.examples) if config.sampling == "proportional" else 1)
                           for t in self.tasks], dtype=np.float64)
         self.task_probs = sizes / sizes.sum()
