@@ -1,5 +1,5 @@
 """Inference engines for the default model side by side, to choose which become encoder paths:
-torch fp32 (the reference), ONNX Runtime fp32, CTranslate2 fp32, and three int8 routes:
+torch fp32 (the reference), torch bf16, ONNX Runtime fp32, CTranslate2 fp32, and three int8 routes:
 torch's dynamic quantization of the linear layers, ONNX Runtime's dynamic quantizer (per
 channel; all MatMuls, or with the feed-forward layers kept fp32), CTranslate2 int8.
 
@@ -74,6 +74,7 @@ def _torch_int8(model: str):
 
 CANDIDATES = {
     "torch fp32": lambda m: load_encoder(f"{m}:torch"),
+    "torch bf16": lambda m: load_encoder(f"{m}:bf16"),
     "onnxruntime fp32": lambda m: load_encoder(f"{m}:onnx"),
     "ctranslate2 fp32": lambda m: load_encoder(f"{m}:ct2"),
     "torch int8 (dynamic)": _torch_int8,
