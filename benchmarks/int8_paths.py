@@ -1,5 +1,5 @@
 """Inference engines for the default model side by side, to choose which become encoder paths:
-torch fp32 (the reference), torch bf16, ONNX Runtime fp32, CTranslate2 fp32, and three int8 routes:
+torch fp32 (the reference), torch bf16 (eager, and compiled by torch.compile), ONNX Runtime fp32, CTranslate2 fp32, and three int8 routes:
 torch's dynamic quantization of the linear layers, ONNX Runtime's dynamic quantizer (per
 channel; all MatMuls, or with the feed-forward layers kept fp32), CTranslate2 int8.
 
@@ -64,6 +64,15 @@ def _ort_int8(model: str, keep_ffn: bool):
     return enc
 
 
+def _torch_compiled(model: str):
+    """bundled:bf16 with its transformer compiled by torch.compile (inductor; shapes dynamic, since
+    every batch has its own length). The compilation happens on the first calls: its seconds are
+    the warm-up column."""
+    enc = load_encoder(f"{model}:bf16")
+    enc.model = torch.compile(enc.model, dynamic=True)
+    return enc
+
+
 def _torch_int8(model: str):
     enc = load_encoder(f"{model}:torch")
     with warnings.catch_warnings():  # torch.ao's deprecation notice
@@ -75,6 +84,7 @@ def _torch_int8(model: str):
 CANDIDATES = {
     "torch fp32": lambda m: load_encoder(f"{m}:torch"),
     "torch bf16": lambda m: load_encoder(f"{m}:bf16"),
+    "torch bf16, torch.compile": _torch_compiled,
     "onnxruntime fp32": lambda m: load_encoder(f"{m}:onnx"),
     "ctranslate2 fp32": lambda m: load_encoder(f"{m}:ct2"),
     "torch int8 (dynamic)": _torch_int8,
@@ -123,15 +133,22 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=4)
     ap.add_argument("--out", type=Path, default=Path("runs/bench/int8_paths.json"))
     ap.add_argument("--plot", type=Path, help="PNG of sentences/s against token length")
+    ap.add_argument("--engine", action="append", choices=list(CANDIDATES),
+                    help=f"engines to time (repeatable; default all; {REFERENCE!r} always runs)")
     args = ap.parse_args()
 
-    encoders = {name: make(args.model) for name, make in CANDIDATES.items()}
+    chosen = [REFERENCE] + [e for e in (args.engine or CANDIDATES) if e != REFERENCE]
+    encoders = {name: CANDIDATES[name](args.model) for name in chosen}
     texts = sample_sentences(args.n, seed=0)
     lengths = np.asarray(encoders[REFERENCE].lengths(texts))
     order = np.argsort(lengths, kind="stable")
     texts, lengths = [texts[i] for i in order], lengths[order]
-    for enc in encoders.values():
-        enc.encode(texts[:32])  # warm-up: first calls allocate
+    warm = {}
+    for name, enc in encoders.items():  # warm-up: first calls allocate (and compile)
+        t0 = time.perf_counter()
+        enc.encode(texts[:32])
+        enc.encode(texts[-32:])
+        warm[name] = round(time.perf_counter() - t0, 1)
     seconds = dict.fromkeys(encoders, 0.0)
     cpu = dict.fromkeys(encoders, 0.0)
     vectors = {name: [] for name in encoders}
@@ -158,7 +175,7 @@ def main() -> None:
         rows.append({"engine": name, "sentences_per_s": round(rate, 1),
                      "vs_torch_fp32": round(rate * seconds[REFERENCE] / len(texts), 2),
                      "cosine_mean": round(float(cos.mean()), 5), "cosine_min": round(float(cos.min()), 5),
-                     "wall_s": round(seconds[name], 1), "cpu_s": round(cpu[name], 1),
+                     "wall_s": round(seconds[name], 1), "cpu_s": round(cpu[name], 1), "warmup_s": warm[name],
                      "by_length": by_length[name]})
     result = {"model": args.model, "sentences": len(texts), "rounds": args.rounds,
               "machine": _machine(), "cpu_flags": _flags(), "threads": torch.get_num_threads(),
@@ -166,11 +183,11 @@ def main() -> None:
     write_text(args.out, json.dumps(result, indent=1))
     if args.plot:
         plot(rows, args.plot, result)
-    print("| engine | sentences/s | vs torch fp32 | cosine mean | cosine min | CPU s / wall s |")
-    print("|---|---:|---:|---:|---:|---:|")
+    print("| engine | sentences/s | vs torch fp32 | cosine mean | cosine min | CPU s / wall s | warm-up s |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
     for r in rows:
         print(f"| {r['engine']} | {r['sentences_per_s']} | {r['vs_torch_fp32']}x | {r['cosine_mean']} "
-              f"| {r['cosine_min']} | {r['cpu_s']} / {r['wall_s']} |")
+              f"| {r['cosine_min']} | {r['cpu_s']} / {r['wall_s']} | {r['warmup_s']} |")
 
 
 if __name__ == "__main__":
