@@ -104,3 +104,66 @@ def test_ship_command(run_dir, tmp_path):
     assert "10-d" in res.output and (tmp_path / "s" / "manifest.json").exists()
     res = CliRunner().invoke(app, ["laser", "ship", str(run_dir), "--out", str(tmp_path / "s")])
     assert res.exit_code == 2 and "exists" in res.output
+
+
+@pytest.fixture(scope="module")
+def frozen_run(tmp_path_factory):
+    """A student on static-small's pieces whose embedding is still static-small's rows, as
+    `laser train --init static-small --freeze-embedding` leaves it (BiLSTM tiny, untrained)."""
+    from xlingua.encoders.static import StaticPieces
+    from xlingua.laser.prepare import start_embedding, static_init_dir
+
+    out = tmp_path_factory.mktemp("frozen")
+    source = static_init_dir("static-small")
+    pieces = StaticPieces(source)
+    pieces.save(out, source)
+    torch.manual_seed(0)
+    cfg = LaserConfig(vocab_size=pieces.get_piece_size(), embed_dim=256, hidden=4)
+    net = BiLSTMEncoder(cfg)
+    start_embedding(net.embed, source)
+    torch.save({"config": cfg.to_dict(), "state": net.state_dict()}, out / "encoder.pt")
+    (out / "train_log.json").write_text(json.dumps({"train_config": {"init": "static-small", "freeze_embedding": True}}))
+    return out
+
+
+def test_a_frozen_static_embedding_ships_as_a_reference(frozen_run, tmp_path):
+    from xlingua.encoders.laser import STATIC_EMBEDDING
+
+    manifest = ship(frozen_run, tmp_path / "small")
+    size = (tmp_path / "small" / "encoder.pt").stat().st_size
+    assert size < 100_000 < (frozen_run / "encoder.pt").stat().st_size  # the 205k x 256 rows stay out
+    assert manifest["source"]["embedding"].startswith("static-small static-")
+    texts = ["Die Katze schläft.", "The cat sleeps.", ""]
+    assert np.array_equal(LaserEncoder(str(tmp_path / "small")).encode(texts), LaserEncoder(str(frozen_run)).encode(texts))
+    blob = torch.load(tmp_path / "small" / "encoder.pt", weights_only=True)
+    assert "embed.weight" not in blob["state"] and blob[STATIC_EMBEDDING]["special"].shape == (4, 256)
+
+
+def test_a_moved_or_unfrozen_embedding_ships_whole(frozen_run, tmp_path):
+    moved = tmp_path / "moved"
+    shutil.copytree(frozen_run, moved)
+    blob = torch.load(moved / "encoder.pt", weights_only=True)
+    blob["state"]["embed.weight"][10] += 1.0  # one static row no longer the shipped encoder's
+    torch.save(blob, moved / "encoder.pt")
+    ship(moved, tmp_path / "a")
+    unfrozen = tmp_path / "unfrozen"
+    shutil.copytree(frozen_run, unfrozen)
+    (unfrozen / "train_log.json").write_text(json.dumps({"train_config": {"init": "static-small"}}))
+    ship(unfrozen, tmp_path / "b")
+    for out in ("a", "b"):
+        assert "embed.weight" in torch.load(tmp_path / out / "encoder.pt", weights_only=True)["state"]
+
+
+def test_a_reference_to_another_static_encoder_is_refused_in_one_line(frozen_run, tmp_path):
+    from xlingua.encoders.laser import STATIC_EMBEDDING
+
+    ship(frozen_run, tmp_path / "small")
+    plain = tmp_path / "plain"  # no manifest: the reference itself is what is checked
+    shutil.copytree(tmp_path / "small", plain)
+    (plain / "manifest.json").unlink()
+    blob = torch.load(plain / "encoder.pt", weights_only=True)
+    blob[STATIC_EMBEDDING]["fingerprint"] = "static-0000000000000000"
+    torch.save(blob, plain / "encoder.pt")
+    with pytest.raises(ValueError, match="its embedding is static-small static-0000000000000000, but this "
+                                         "installation's static-small is static-[0-9a-f]{16}"):
+        LaserEncoder(str(plain))

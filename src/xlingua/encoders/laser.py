@@ -6,7 +6,11 @@ encoder's pieces static.json and pieces.safetensors (xlingua.encoders.static.Sta
 Vectors are the max-pooled BiLSTM states, projected to the teacher's size for a distilled
 student (not normalized; use cosine). Inputs are never truncated: the LSTM reads any length.
 A shipped directory (with manifest.json, see xlingua.encoders.manifest) is checked against its
-checksums before it loads; `load_encoder("laser-small")` loads the one shipped in the package."""
+checksums before it loads; `load_encoder("laser-small")` loads the one shipped in the package.
+
+A student whose embedding stayed frozen at a packaged static encoder's vectors ships without
+them: its encoder.pt names that encoder (by fingerprint) and keeps the four special rows and the
+scale, and the rows are rebuilt from the installed static encoder on load (STATIC_EMBEDDING)."""
 from __future__ import annotations
 
 import hashlib
@@ -40,7 +44,10 @@ class LaserEncoder(Encoder):
         blob = torch.load(self.weights, map_location="cpu", weights_only=True)
         self.config = LaserConfig(**blob["config"])
         self.net = BiLSTMEncoder(self.config)
-        self.net.load_state_dict(blob["state"])
+        state = blob["state"]
+        if STATIC_EMBEDDING in blob:
+            state = {**state, "embed.weight": referenced_embedding(blob[STATIC_EMBEDDING], self.weights)}
+        self.net.load_state_dict(state)
         self.net.eval()
         self.sp = load_vocabulary(root)
         if threads:
@@ -68,6 +75,35 @@ class LaserEncoder(Encoder):
         for name in self.vocab_files:
             h.update((self.path / name).read_bytes())
         return f"laser-{h.hexdigest()[:16]}"
+
+
+#: the key of encoder.pt naming the packaged static encoder whose vectors are its embedding rows 4..
+STATIC_EMBEDDING = "static_embedding"
+
+
+def static_rows(static) -> tuple[torch.Tensor, torch.Tensor]:
+    """A static encoder's vectors as a student's embedding rows 4.., and the scale applied: the
+    rows' mean norm becomes sqrt(dim), the size of the default N(0, 1) initialisation, so the
+    LSTM sees inputs of the size it starts with either way."""
+    vectors = torch.from_numpy(static.vectors)
+    scale = (vectors.shape[1] ** 0.5) / vectors.norm(dim=1).mean()
+    return vectors * scale, scale
+
+
+def referenced_embedding(ref: dict, where) -> torch.Tensor:
+    """The embedding of a student shipped without its static rows: the four special rows it
+    stored, then the installed packaged static encoder's vectors times the stored scale."""
+    from xlingua.encoders.static import PACKAGED, StaticEncoder
+
+    name = ref["static"]
+    if name not in PACKAGED:
+        raise ValueError(f"{where}: its embedding refers to {name!r}, which is not a static encoder shipped "
+                         f"in the package ({', '.join(PACKAGED)})")
+    static = StaticEncoder(packaged_dir(name, "`xlingua static ship`"), name=name)
+    if static.fingerprint() != ref["fingerprint"]:
+        raise ValueError(f"{where}: its embedding is {name} {ref['fingerprint']}, but this installation's "
+                         f"{name} is {static.fingerprint()}: install the xlingua it was shipped with")
+    return torch.cat([ref["special"], torch.from_numpy(static.vectors) * ref["scale"]])
 
 
 def vocab_files(root: Path) -> tuple[str, ...]:

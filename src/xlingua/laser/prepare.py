@@ -112,15 +112,15 @@ def static_init_dir(init: str) -> Path:
 
 
 def start_embedding(embed: torch.nn.Embedding, static_dir: Path) -> None:
-    """Rows 4.. of the student's embedding = the static encoder's vectors, scaled so that their
-    mean coordinate size is the default initialisation's (N(0, 1)): the LSTM sees inputs of the
-    size it starts with either way. PAD, UNK, BOS, EOS keep their random rows."""
+    """Rows 4.. of the student's embedding = the static encoder's vectors, scaled to the default
+    initialisation's size (encoders.laser.static_rows). PAD, UNK, BOS, EOS keep their random rows."""
+    from xlingua.encoders.laser import static_rows
     from xlingua.encoders.static import StaticEncoder
 
-    vectors = torch.from_numpy(StaticEncoder(static_dir).vectors)
-    if vectors.shape[1] != embed.embedding_dim or vectors.shape[0] + 4 != embed.num_embeddings:
-        raise ValueError(f"{static_dir}: {tuple(vectors.shape)} vectors do not fit an embedding of "
-                         f"{embed.num_embeddings} x {embed.embedding_dim}: set embed_dim={vectors.shape[1]}")
-    scale = (vectors.shape[1] ** 0.5) / vectors.norm(dim=1).mean()
+    static = StaticEncoder(static_dir)
+    shape = static.vectors.shape
+    if shape[1] != embed.embedding_dim or shape[0] + 4 != embed.num_embeddings:
+        raise ValueError(f"{static_dir}: {tuple(shape)} vectors do not fit an embedding of "
+                         f"{embed.num_embeddings} x {embed.embedding_dim}: set embed_dim={shape[1]}")
     with torch.no_grad():
-        embed.weight[4:] = vectors * scale
+        embed.weight[4:] = static_rows(static)[0]

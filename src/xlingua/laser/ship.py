@@ -3,6 +3,11 @@
 and manifest.json (xlingua.encoders.manifest: checksums, sizes, fingerprint, probe vectors,
 where the model came from). Loading a shipped directory checks the files first.
 
+A student trained with its embedding frozen at a packaged static encoder's vectors (`--init
+static-small --freeze-embedding`) ships without those rows (200k x 256 floats, most of its
+size): encoder.pt keeps the BiLSTM, the four special rows, the scale and the static encoder's
+fingerprint (encoders.laser.STATIC_EMBEDDING), checked when the rows are rebuilt on load.
+
 Encoders shipped inside the package live in `xlingua/models/<name>/` and load by name
 (`load_encoder("laser-small")`).
 """
@@ -13,9 +18,28 @@ import os
 import shutil
 from pathlib import Path
 
-from xlingua.encoders.manifest import FORMAT, MANIFEST, PROBES, file_records, probe_record
+import numpy as np
+import torch
+
+from xlingua.encoders.laser import STATIC_EMBEDDING, static_rows
+from xlingua.encoders.manifest import FORMAT, MANIFEST, PROBES, file_records, packaged_dir, probe_record
 from xlingua.io import atomic_dir, write_json
 
+
+def static_reference(enc, train_config: dict) -> dict | None:
+    """What encoder.pt keeps instead of its embedding when the rows 4.. are still exactly the
+    packaged static encoder's (trained frozen from it); None otherwise."""
+    from xlingua.encoders.static import PACKAGED, StaticEncoder
+
+    name = train_config.get("init")
+    if not train_config.get("freeze_embedding") or name not in PACKAGED:
+        return None
+    static = StaticEncoder(packaged_dir(name, "`xlingua static ship`"), name=name)
+    rows, scale = static_rows(static)
+    weight = enc.net.embed.weight.detach()
+    if weight.shape[0] != rows.shape[0] + 4 or not torch.equal(weight[4:], rows):
+        return None
+    return {"static": name, "fingerprint": static.fingerprint(), "scale": scale, "special": weight[:4].clone()}
 
 
 def ship(source: str | os.PathLike, out: str | os.PathLike, info: dict | None = None) -> dict:
@@ -27,13 +51,22 @@ def ship(source: str | os.PathLike, out: str | os.PathLike, info: dict | None = 
     out = Path(out)
     if out.exists():
         raise FileExistsError(f"{out} exists; remove it or choose another --out")
+    log_path = enc.path / "train_log.json"
+    log = json.loads(log_path.read_text(encoding="utf-8")) if log_path.exists() else {}
     with atomic_dir(out, replace=False) as tmp:
-        shutil.copyfile(enc.weights, tmp / "encoder.pt")
+        reference = static_reference(enc, log.get("train_config") or {})
+        if reference is None:
+            shutil.copyfile(enc.weights, tmp / "encoder.pt")
+        else:
+            blob = torch.load(enc.weights, map_location="cpu", weights_only=True)
+            state = {k: v for k, v in blob["state"].items() if k != "embed.weight"}
+            torch.save({**blob, "state": state, STATIC_EMBEDDING: reference}, tmp / "encoder.pt")
         for name in enc.vocab_files:
             shutil.copyfile(enc.path / name, tmp / name)
         shipped = LaserEncoder(str(tmp))
         vectors = shipped.encode(list(PROBES))
-        log_path = enc.path / "train_log.json"
+        if not np.array_equal(vectors, enc.encode(list(PROBES))):
+            raise RuntimeError(f"{out}: the shipped encoder does not reproduce {source}'s vectors")
         manifest = {
             "format": FORMAT,
             **file_records(tmp, ("encoder.pt", *enc.vocab_files)),
@@ -43,8 +76,9 @@ def ship(source: str | os.PathLike, out: str | os.PathLike, info: dict | None = 
             "probes": probe_record(vectors),
             "source": {"weights": enc.weights.name, **(info or {})},
         }
-        if log_path.exists():
-            log = json.loads(log_path.read_text(encoding="utf-8"))
+        if reference is not None:
+            manifest["source"]["embedding"] = f"{reference['static']} {reference['fingerprint']}"
+        if log:
             manifest["source"]["train_config"] = log.get("train_config")
             manifest["source"]["teacher"] = log.get("teacher")
             manifest["source"]["steps"] = log.get("steps")
