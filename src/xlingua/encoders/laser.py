@@ -81,12 +81,13 @@ class LaserEncoder(Encoder):
 STATIC_EMBEDDING = "static_embedding"
 
 
-def static_rows(static) -> tuple[torch.Tensor, torch.Tensor]:
-    """A static encoder's vectors as a student's embedding rows 4.., and the scale applied: the
-    rows' mean norm becomes sqrt(dim), the size of the default N(0, 1) initialisation, so the
-    LSTM sees inputs of the size it starts with either way."""
+def static_rows(static, scale: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+    """A static encoder's vectors as a student's embedding rows 4.., and the scale applied: by
+    default the rows' mean norm becomes sqrt(dim), the size of the default N(0, 1)
+    initialisation, so the LSTM sees inputs of the size it starts with either way."""
     vectors = torch.from_numpy(static.vectors)
-    scale = (vectors.shape[1] ** 0.5) / vectors.norm(dim=1).mean()
+    if scale is None:
+        scale = (vectors.shape[1] ** 0.5) / vectors.norm(dim=1).mean()
     return vectors * scale, scale
 
 
@@ -103,7 +104,7 @@ def referenced_embedding(ref: dict, where) -> torch.Tensor:
     if static.fingerprint() != ref["fingerprint"]:
         raise ValueError(f"{where}: its embedding is {name} {ref['fingerprint']}, but this installation's "
                          f"{name} is {static.fingerprint()}: install the xlingua it was shipped with")
-    return torch.cat([ref["special"], torch.from_numpy(static.vectors) * ref["scale"]])
+    return torch.cat([ref["special"], static_rows(static, ref["scale"])[0]])
 
 
 def vocab_files(root: Path) -> tuple[str, ...]:
