@@ -22,6 +22,10 @@ class LaserConfig:
     lang_dim: int = 32
     dropout: float = 0.1
     proj_dim: int = 0  # a linear map of the pooled state to this size (0 = none): a student meets its teacher's size
+    # a linear map of the mean of the input vectors added to the pooled state, which enters
+    # through a scalar gate that starts at 0 (ReZero): a student on a static encoder's pieces
+    # starts where that encoder's mean puts a sentence, and the BiLSTM learns what it misses
+    mean_skip: bool = False
 
     @property
     def sentence_dim(self) -> int:
@@ -37,8 +41,15 @@ def max_pool(states: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
     return states.masked_fill(~mask[:, :, None], float("-inf")).max(dim=1).values
 
 
+def mean_pool(x: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
+    """Mean over the valid time steps of (B, T, D) inputs."""
+    mask = torch.arange(x.shape[1], device=x.device)[None, :] < lengths[:, None]
+    return (x * mask[:, :, None]).sum(1) / lengths[:, None].clamp(min=1).to(x.dtype)
+
+
 class BiLSTMEncoder(nn.Module):
-    """Tokens -> embedding -> stacked BiLSTM -> max-pool over time (-> linear projection)."""
+    """Tokens -> embedding -> stacked BiLSTM -> max-pool over time (-> linear projection);
+    with `mean_skip`, gate * that + a linear map of the mean input vector."""
 
     def __init__(self, config: LaserConfig):
         super().__init__()
@@ -47,12 +58,21 @@ class BiLSTMEncoder(nn.Module):
                             batch_first=True, dropout=config.dropout if config.layers > 1 else 0.0)
         self.proj = nn.Linear(2 * config.hidden, config.proj_dim) if config.proj_dim else None
         self.dim = config.sentence_dim
+        if config.mean_skip:
+            self.skip = nn.Linear(config.embed_dim, self.dim, bias=False)
+            self.gate = nn.Parameter(torch.zeros(()))
+        else:
+            self.skip = self.gate = None
 
     def forward(self, tokens: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
-        packed = pack_padded_sequence(self.embed(tokens), lengths.cpu(), batch_first=True, enforce_sorted=False)
+        x = self.embed(tokens)
+        packed = pack_padded_sequence(x, lengths.cpu(), batch_first=True, enforce_sorted=False)
         states, _ = pad_packed_sequence(self.lstm(packed)[0], batch_first=True, total_length=tokens.shape[1])
         pooled = max_pool(states, lengths)
-        return self.proj(pooled) if self.proj is not None else pooled
+        pooled = self.proj(pooled) if self.proj is not None else pooled
+        if self.skip is None:
+            return pooled
+        return self.gate * pooled + self.skip(mean_pool(x, lengths.to(x.device)))
 
 
 class Decoder(nn.Module):

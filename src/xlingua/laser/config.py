@@ -53,6 +53,7 @@ class LaserTrainConfig:
     truncate: bool = True  # distill: a side over max_len pieces is cut to its first max_len, not dropped
     init: str = ""  # distill: "static:DIR" or "static-small" reads a static encoder's pieces and starts the embedding from its vectors
     freeze_embedding: bool = False  # with init: the static vectors stay as they are; only the BiLSTM learns
+    mean_skip: bool = False  # distill: add a linear map of the mean input vector, fitted to the targets at the start
 
     @classmethod
     def distill(cls, **overrides) -> "LaserTrainConfig":
@@ -80,6 +81,8 @@ class LaserTrainConfig:
             raise ValueError("init (a static encoder's pieces) is for the distill objective")
         if self.freeze_embedding and not self.init:
             raise ValueError("freeze_embedding keeps a static encoder's vectors: it needs init")
+        if self.mean_skip and self.objective != "distill":
+            raise ValueError("mean_skip is fitted to a teacher's vectors: it is for the distill objective")
         if self.eval_every and (self.objective != "distill" or not self.dev_langs):
             raise ValueError("eval_every scores a distilled student on dev_langs: give objective distill and dev_langs")
         if self.temperature <= 0 or self.batch_size < 1:
@@ -89,7 +92,8 @@ class LaserTrainConfig:
     def model_config(self, vocab_size: int, proj_dim: int = 0) -> LaserConfig:
         return LaserConfig(vocab_size=vocab_size, target_langs=["en", self.second_target], embed_dim=self.embed_dim,
                            hidden=self.hidden, layers=self.layers, dec_hidden=self.dec_hidden,
-                           lang_dim=self.lang_dim, dropout=self.dropout, proj_dim=proj_dim)
+                           lang_dim=self.lang_dim, dropout=self.dropout, proj_dim=proj_dim,
+                           mean_skip=self.mean_skip)
 
 
 def recipe_config(data: dict) -> tuple[LaserTrainConfig, Path, bool]:

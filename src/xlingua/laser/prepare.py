@@ -124,3 +124,27 @@ def start_embedding(embed: torch.nn.Embedding, static_dir: Path) -> None:
                          f"{embed.num_embeddings} x {embed.embedding_dim}: set embed_dim={shape[1]}")
     with torch.no_grad():
         embed.weight[4:] = static_rows(static)[0]
+
+
+def start_skip(encoder, data, rows: int = 20000, ridge: float = 1e-2) -> float:
+    """The mean skip's map fitted by ridge least squares from the mean input vector of English
+    sides to their targets (the first `rows` distinct English sentences of `data`): the student
+    starts where its embedding's mean puts a sentence, carried into the teacher's space. Returns
+    the fit's mean cosine to the targets."""
+    from xlingua.encoders.laser_model import mean_pool, pad_batch
+
+    first: dict[int, object] = {}
+    for ids, r in zip(data.en, data.row):
+        if len(first) >= rows:
+            break
+        first.setdefault(int(r), ids)
+    keys = list(first)
+    means = []
+    with torch.no_grad():
+        for i in range(0, len(keys), 1024):
+            tokens, lengths = pad_batch([list(first[k]) for k in keys[i:i + 1024]])
+            means.append(mean_pool(encoder.embed(tokens), lengths))
+        x, y = torch.cat(means).double(), data.teacher[keys].double()
+        w = torch.linalg.solve(x.T @ x + ridge * len(keys) * torch.eye(x.shape[1], dtype=x.dtype), x.T @ y)
+        encoder.skip.weight.copy_(w.T.to(encoder.skip.weight.dtype))
+        return float(torch.nn.functional.cosine_similarity(x @ w, y, dim=1).mean())

@@ -27,7 +27,7 @@ from xlingua.encoders.laser_vocab import PAD
 from xlingua.io import save_torch, write_json
 from xlingua.laser.config import BEFORE, LaserTrainConfig
 from xlingua.laser.data import Schedule, collate, summarize
-from xlingua.laser.prepare import build_directions, build_distill, start_embedding, static_init_dir
+from xlingua.laser.prepare import build_directions, build_distill, start_embedding, start_skip, static_init_dir
 from xlingua.training.checkpoint import read_log, resume_changes, seed_log
 from xlingua.training.evaluators import Evaluator
 from xlingua.training.loop import LOG, LoopSettings, TrainingLoop
@@ -182,11 +182,14 @@ def distill_setup(cfg: LaserTrainConfig, out: Path, data_dir, teacher_encoder, t
         start_embedding(model.encoder.embed, static_init_dir(cfg.init))
         # frozen, the 200k-row embedding costs no gradient and no optimizer step
         model.encoder.embed.weight.requires_grad_(not cfg.freeze_embedding)
+    skip_fit = start_skip(model.encoder, data) if cfg.mean_skip else None
     sampler = LanguageSampler(data.langs, [str(r) for r in data.row], cfg.temperature, cfg.seed)
     batches = distill_batches(data, sampler, DistillationLoss(cfg.metric, cfg.english_weight), cfg.batch_size)
     data_log = {"data": data.summary(), "language_shares": sampler.shares(),
                 "teacher": {"spec": cfg.teacher, "dim": teacher_dim, "fingerprint": teacher_encoder.fingerprint(),
                             "centered": cfg.center_teacher}}
+    if skip_fit is not None:
+        data_log["mean_skip_fit_cosine"] = round(skip_fit, 4)
     return model, batches, dropped, data_log, center, teacher_encoder
 
 
