@@ -31,23 +31,51 @@ def train_command(
     typer.echo(f"chosen: {report['chosen']}; model: {out / 'model'}")
 
 
+@qe_app.command("cross")
+def cross_command(
+    out: Path = typer.Option(..., "--out", "-o", help="Run directory (checkpoint.pt, log.jsonl, best/)."),
+    option: list[str] = typer.Option(None, "--set", help="A setting as NAME=VALUE (lists comma-separated): base, "
+                                     "pairs, max_steps, batch_size, lr, head_lr, warmup_steps, max_len, precision, "
+                                     "freeze_embeddings, eval_every, checkpoint_every, max_minutes, train_rows, "
+                                     "dev_rows, seed."),
+    resume: bool = typer.Option(True, "--resume/--no-resume", help="Continue from OUT/checkpoint.pt if present."),
+):
+    """Fine-tune a cross-encoder (source and translation read together, a regression head on top)
+    on the train split's z-scores, keeping the step with the best mean dev Pearson as OUT/best;
+    rerun the same command to resume. Then `xlingua qe eval OUT/best`."""
+    from xlingua.io import check_writable
+    from xlingua.qe.cross import CrossQEConfig, train_cross
+    from xlingua.settings import parse_settings
+
+    config = CrossQEConfig(**parse_settings(CrossQEConfig, option or []))
+    check_writable(out, is_dir=True)
+    found = train_cross(config, out, resume=resume)
+    pairs = [p for p in found["dev"] if p != "pearson"]
+    typer.echo("| scorer (dev) | " + " | ".join(pairs) + " | mean |")
+    typer.echo("|---|" + "---:|" * (len(pairs) + 1))
+    typer.echo(f"| cross-encoder, step {found['best_step']} | " + " | ".join(f"{found['dev'][p]:.3f}" for p in pairs)
+               + f" | {found['dev']['pearson']:.3f} |")
+
+
 @qe_app.command("eval")
 def eval_command(
-    model: Path = typer.Argument(..., help="A `qe train` run, its model/, or a shipped QE model directory."),
+    model: Path = typer.Argument(..., help="A `qe train` run, its model/, a shipped QE model directory, or a "
+                                 "`qe cross` run's best/."),
     split: str = typer.Option("test20", help="test20 (report once, for a model chosen on dev) or dev."),
     output: Path = typer.Option(None, "--output", "-o", help="Write the figures as JSON here too."),
 ):
     """Pearson per language pair of the QE scores and of plain cosine against the human z-scores."""
     from xlingua.io import write_json
+    from xlingua.qe.cross import CONFIG as CROSS, evaluate_cross
     from xlingua.qe.train import evaluate
 
     if split not in ("test20", "dev"):
         raise ValueError(f"split must be test20 or dev (train fits the heads), got {split!r}")
-    result = evaluate(model, split)
+    result = evaluate_cross(model, split) if (model / CROSS).is_file() else evaluate(model, split)
     pairs = [p for p in result["qe"] if p != "mean"]
     typer.echo(f"| scorer ({split}) | " + " | ".join(pairs) + " | mean |")
     typer.echo("|---|" + "---:|" * (len(pairs) + 1))
-    for name in ("cosine", "qe"):
+    for name in [n for n in ("cosine", "qe") if n in result]:
         r = result[name]
         typer.echo(f"| {name} | " + " | ".join(f"{r[p]:.3f}" for p in pairs) + f" | {r['mean']:.3f} |")
     if output:
