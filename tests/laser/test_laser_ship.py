@@ -167,3 +167,19 @@ def test_a_reference_to_another_static_encoder_is_refused_in_one_line(frozen_run
     with pytest.raises(ValueError, match="its embedding is static-small static-0000000000000000, but this "
                                          "installation's static-small is static-[0-9a-f]{16}"):
         LaserEncoder(str(plain))
+
+
+def test_a_mean_skip_student_ships_by_reference_with_its_skip_and_gate(frozen_run, tmp_path):
+    skip_run = tmp_path / "skip"
+    shutil.copytree(frozen_run, skip_run)
+    blob = torch.load(skip_run / "encoder.pt", weights_only=True)
+    cfg = LaserConfig(**{**blob["config"], "mean_skip": True})
+    net = BiLSTMEncoder(cfg)
+    state = {**net.state_dict(), **blob["state"]}
+    state["gate"] = torch.tensor(0.5)
+    torch.save({"config": cfg.to_dict(), "state": state}, skip_run / "encoder.pt")
+    ship(skip_run, tmp_path / "small")
+    shipped = torch.load(tmp_path / "small" / "encoder.pt", weights_only=True)
+    assert "embed.weight" not in shipped["state"] and float(shipped["state"]["gate"]) == 0.5
+    texts = ["Die Katze schläft.", "The cat sleeps."]
+    assert np.array_equal(LaserEncoder(str(tmp_path / "small")).encode(texts), LaserEncoder(str(skip_run)).encode(texts))
