@@ -226,3 +226,19 @@ def test_a_comparison_evaluates_once_every_run_is_done_and_a_rerun_runs_nothing(
     R.reproduce("toy", tmp_path / "dev", comparison=comp, configs=toy["configs"], runner=cli, echo=lambda *a: None,
                 dev_only=True)
     assert calls == ["train"] * 3
+
+
+def test_bf16_trains_every_run_and_reads_every_model_in_bf16(toy, tmp_path):
+    comp = R.Comparison("toy", "toy", [toy_run(toy, "a"), toy_run(toy, "b", seed=1)],
+                        [R.Eval("start", R.START, ("t",)), R.Eval("a", "a", ("t",))])
+    same = R.in_precision(comp, "bf16")
+    assert {r.overrides["precision"] for r in same.runs} == {"bf16"}
+    runs, _ = R.plan(same, tmp_path / "toy", toy["configs"])
+    assert {p.recipe["precision"] for p in runs} == {"bf16"}  # equal compute: one precision for all
+    planned = {p.run.name: p for p in runs}
+    assert R.eval_model(same.evals[0], planned, "bf16") == "e5-small:bf16"
+    assert R.eval_model(same.evals[1], planned, "bf16") == f"bf16:{planned['a'].dir / 'final'}"
+    assert R.eval_model(same.evals[1], planned) == str(planned["a"].dir / "final")
+    assert R.in_precision(comp, "fp32") is comp
+    with pytest.raises(R.PlanError, match="precision must be one of"):
+        R.in_precision(comp, "fp16")
