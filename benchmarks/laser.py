@@ -69,7 +69,9 @@ def model_megabytes(encoder) -> float | None:
     weights = getattr(encoder, "weights", None)
     if weights is None:
         return None
-    return (Path(weights).stat().st_size + (Path(encoder.path) / "spm.model").stat().st_size) / 1e6
+    # the weights and the vocabulary (spm.model, or a static encoder's pieces)
+    return (Path(weights).stat().st_size + sum((Path(encoder.path) / f).stat().st_size
+                                               for f in encoder.vocab_files)) / 1e6
 
 
 def main(argv=None):
