@@ -55,3 +55,15 @@ def test_student_with_mean_skip_trains_and_loads(tmp_path, toy_shared):  # noqa:
     assert load_encoder(f"laser:{out}").encode(["Haus Hund"]).shape == (1, 12)
     with pytest.raises(ValueError, match="mean_skip is fitted to a teacher's vectors"):
         LaserTrainConfig(objective="translation", mean_skip=True)
+
+
+def test_ranking_weight_adds_translation_ranking_to_the_same_first_batch(tmp_path, toy_shared):  # noqa: F811
+    from xlingua.laser.config import LaserTrainConfig
+
+    kw = dict(show_progress=False, teacher_encoder=ToyTeacher(), teacher_cache=tmp_path / "cache")
+    plain = train_laser(_cfg(max_steps=10, log_every=1), tmp_path / "plain", **kw)
+    ranked = train_laser(_cfg(max_steps=10, log_every=1, ranking_weight=1.0), tmp_path / "ranked", **kw)
+    # same seed, same start, same first batch: the loss is distillation + the ranking term (> 0)
+    assert ranked["history"][0]["loss"] > plain["history"][0]["loss"] + 0.1
+    with pytest.raises(ValueError, match="ranking_weight adds translation ranking to distillation"):
+        LaserTrainConfig(objective="translation", ranking_weight=1.0)

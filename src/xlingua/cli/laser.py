@@ -55,6 +55,8 @@ def train(
     mean_skip: bool = typer.Option(False, "--mean-skip/--no-mean-skip",
                                    help="distill: add a linear map of the mean piece vector, fitted to the teacher at the "
                                    "start, to the max-pooled BiLSTM state (which enters through a gate starting at 0)."),
+    ranking_weight: float = typer.Option(0.0, help="distill: add this x translation ranking (in-batch negatives) "
+                                         "to the distillation loss, as `xlingua extend` trains (LASER3 + ranking)."),
     layers: int = typer.Option(1, help="BiLSTM layers (paper: 5)."),
     hidden: int = typer.Option(256, help="BiLSTM units per direction (paper: 512)."),
     embed_dim: int = typer.Option(256),
@@ -92,7 +94,7 @@ def train(
         stsb_langs=_list(",".join(STSB_LANGS) if stsb_langs is None else stsb_langs) if distill else [],
         exclude_langs=_list(exclude_langs), teacher=teacher, metric=metric, center_teacher=center_teacher, batch_size=batch_size,
         temperature=temperature, dev_langs=_list(dev_langs) if distill else [], vocab_size=vocab_size,
-        max_len=max_len, truncate=truncate, init=init, freeze_embedding=freeze_embedding, mean_skip=mean_skip, layers=layers, hidden=hidden, embed_dim=embed_dim, dec_hidden=dec_hidden,
+        max_len=max_len, truncate=truncate, init=init, freeze_embedding=freeze_embedding, mean_skip=mean_skip, ranking_weight=ranking_weight, layers=layers, hidden=hidden, embed_dim=embed_dim, dec_hidden=dec_hidden,
         max_tokens=max_tokens, lr=lr, max_steps=max_steps, max_minutes=max_minutes,
         checkpoint_every=checkpoint_every, snapshot_every=snapshot_every, eval_every=eval_every, seed=seed)
     typer.echo(summary(run_recipe(recipe), out))

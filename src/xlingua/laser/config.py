@@ -54,6 +54,7 @@ class LaserTrainConfig:
     init: str = ""  # distill: "static:DIR" or "static-small" reads a static encoder's pieces and starts the embedding from its vectors
     freeze_embedding: bool = False  # with init: the static vectors stay as they are; only the BiLSTM learns
     mean_skip: bool = False  # distill: add a linear map of the mean input vector, fitted to the targets at the start
+    ranking_weight: float = 0.0  # distill: + this x translation ranking on the batch's pairs (objectives.laser3)
 
     @classmethod
     def distill(cls, **overrides) -> "LaserTrainConfig":
@@ -81,6 +82,8 @@ class LaserTrainConfig:
             raise ValueError("init (a static encoder's pieces) is for the distill objective")
         if self.freeze_embedding and not self.init:
             raise ValueError("freeze_embedding keeps a static encoder's vectors: it needs init")
+        if self.ranking_weight and self.objective != "distill":
+            raise ValueError("ranking_weight adds translation ranking to distillation: it is for the distill objective")
         if self.mean_skip and self.objective != "distill":
             raise ValueError("mean_skip is fitted to a teacher's vectors: it is for the distill objective")
         if self.eval_every and (self.objective != "distill" or not self.dev_langs):

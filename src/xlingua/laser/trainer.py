@@ -184,7 +184,14 @@ def distill_setup(cfg: LaserTrainConfig, out: Path, data_dir, teacher_encoder, t
         model.encoder.embed.weight.requires_grad_(not cfg.freeze_embedding)
     skip_fit = start_skip(model.encoder, data) if cfg.mean_skip else None
     sampler = LanguageSampler(data.langs, [str(r) for r in data.row], cfg.temperature, cfg.seed)
-    batches = distill_batches(data, sampler, DistillationLoss(cfg.metric, cfg.english_weight), cfg.batch_size)
+    if cfg.ranking_weight:
+        from xlingua.objectives.laser3 import Laser3Loss
+
+        both = Laser3Loss(cfg.metric, cfg.english_weight, cfg.ranking_weight)
+        loss_fn = lambda xx, target, en: both(xx, en, target)  # noqa: E731  (distillation's argument order)
+    else:
+        loss_fn = DistillationLoss(cfg.metric, cfg.english_weight)
+    batches = distill_batches(data, sampler, loss_fn, cfg.batch_size)
     data_log = {"data": data.summary(), "language_shares": sampler.shares(),
                 "teacher": {"spec": cfg.teacher, "dim": teacher_dim, "fingerprint": teacher_encoder.fingerprint(),
                             "centered": cfg.center_teacher}}
