@@ -28,8 +28,10 @@ from xlingua.training.evaluate import DevEvaluator
 
 
 def curve(run: Path, evaluator: DevEvaluator) -> list[dict]:
-    log = json.loads((run / "train_log.json").read_text(encoding="utf-8"))
-    seconds = {h["step"]: h["seconds"] for h in log["history"]}
+    # the training seconds of every logged step, from log.jsonl (a run still going, or stopped
+    # to be resumed, has no train_log.json yet)
+    records = [json.loads(line) for line in (run / "log.jsonl").read_text(encoding="utf-8").splitlines() if line]
+    seconds = {r["step"]: r["seconds"] for r in records if "seconds" in r}
     points = []
     for snap in sorted(run.glob("encoder_step*.pt"), key=lambda p: int(re.findall(r"\d+", p.name)[-1])):
         step = int(re.findall(r"\d+", snap.name)[-1])
@@ -46,6 +48,10 @@ def main() -> None:
     ap.add_argument("--run", action="append", required=True, help="NAME=RUN_DIR (repeatable)")
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--png", type=Path)
+    ap.add_argument("--x", choices=("minutes", "step"), default="minutes",
+                    help="the picture's axis: training minutes, or steps (for runs that did not all have the "
+                    "machine to themselves, when a step costs the same in each)")
+    ap.add_argument("--title", default="Distilled BiLSTM students: embedding start")
     args = ap.parse_args()
     evaluator = DevEvaluator(EvalConfig(l10n_langs=[], tatoeba_langs=[], general_langs=list(DEV_LANGS)))
     curves = {}
@@ -61,10 +67,11 @@ def main() -> None:
 
         fig, ax = plt.subplots(figsize=(6, 4))
         for name, points in curves.items():
-            ax.plot([p["minutes"] for p in points], [p["dev"] for p in points], marker="o", ms=3, label=name)
-        ax.set_xlabel("training minutes (2 threads, machine to itself)")
+            ax.plot([p[args.x] for p in points], [p["dev"] for p in points], marker="o", ms=3, label=name)
+        ax.set_xlabel("training minutes (2 threads, machine to itself)" if args.x == "minutes"
+                      else "training steps (128 pairs each)")
         ax.set_ylabel("general dev retrieval accuracy (%)")
-        ax.set_title("Distilled BiLSTM students: embedding start")
+        ax.set_title(args.title)
         ax.grid(alpha=0.3)
         ax.legend()
         fig.tight_layout()
