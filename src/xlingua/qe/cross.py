@@ -21,7 +21,8 @@ import numpy as np
 import torch
 from torch import nn
 
-from xlingua.data.benchmarks import MLQE_PAIRS, read_mlqe
+from xlingua.data.benchmarks import MLQE_PAIRS
+from xlingua.qe.train import PairSet, read_pairs
 from xlingua.training.loop import LoopSettings, TrainingLoop
 
 HEAD = "head.safetensors"
@@ -95,25 +96,6 @@ class CrossScorer(nn.Module):
                                    for i in range(0, len(src), batch_size)]) if src else np.zeros(0, np.float32)
         finally:
             self.train(was)
-
-
-@dataclass
-class PairSet:
-    src: list[str]
-    tgt: list[str]
-    gold: np.ndarray
-    groups: list[str]
-
-
-def read_pairs(pairs, split: str, limit: int = 0, data_dir=None) -> PairSet:
-    src, tgt, gold, groups = [], [], [], []
-    for pair in pairs:
-        d = read_mlqe(pair, split, data_dir).head(limit or None)
-        src += list(d.s1)
-        tgt += list(d.s2)
-        gold.append(np.asarray(d.score, dtype=np.float64))
-        groups += [pair] * len(d.s1)
-    return PairSet(src, tgt, np.concatenate(gold), groups)
 
 
 class CrossDev:

@@ -54,17 +54,37 @@ class QEConfig:
                 raise ValueError(f"held_out pair {p!r} is not among pairs {self.pairs}")
 
 
-def load_split(encoder, pairs, split: str, limit: int | None = None, data_dir=None) -> Split:
-    us, vs, src, tgt, gold, groups = [], [], [], [], [], []
+@dataclass
+class PairSet:
+    src: list[str]
+    tgt: list[str]
+    gold: np.ndarray
+    groups: list[str]
+
+
+def read_pairs(pairs, split: str, limit: int = 0, data_dir=None) -> PairSet:
+    """Sources, translations, gold z-scores and the pair of each row, pair after pair (the first
+    `limit` rows of each, 0 for all)."""
+    src, tgt, gold, groups = [], [], [], []
     for pair in pairs:
         d = read_mlqe(pair, split, data_dir).head(limit or None)
-        us.append(encoder.encode(list(d.s1), lang=d.lang1))
-        vs.append(encoder.encode(list(d.s2), lang=d.lang2))
         src += list(d.s1)
         tgt += list(d.s2)
         gold.append(np.asarray(d.score, dtype=np.float64))
         groups += [pair] * len(d.s1)
-    return Split(np.vstack(us), np.vstack(vs), src, tgt, np.concatenate(gold), groups)
+    return PairSet(src, tgt, np.concatenate(gold), groups)
+
+
+def load_split(encoder, pairs, split: str, limit: int | None = None, data_dir=None) -> Split:
+    data = read_pairs(pairs, split, limit or 0, data_dir)
+    groups = np.asarray(data.groups)
+    us, vs = [], []
+    for pair in pairs:
+        rows = np.flatnonzero(groups == pair)
+        src, tgt = pair.split("-")
+        us.append(encoder.encode([data.src[i] for i in rows], lang=src))
+        vs.append(encoder.encode([data.tgt[i] for i in rows], lang=tgt))
+    return Split(np.vstack(us), np.vstack(vs), data.src, data.tgt, data.gold, data.groups)
 
 
 def _fit(per_pair: bool, kind: str, features: Features, train: Split, dev: Split, seed: int,
