@@ -43,8 +43,9 @@ def max_pool(states: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
 
 def mean_pool(x: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
     """Mean over the valid time steps of (B, T, D) inputs."""
-    mask = torch.arange(x.shape[1], device=x.device)[None, :] < lengths[:, None]
-    return (x * mask[:, :, None]).sum(1) / lengths[:, None].clamp(min=1).to(x.dtype)
+    from xlingua.encoders.pooling import pool
+
+    return pool(x, torch.arange(x.shape[1], device=x.device)[None, :] < lengths[:, None], "mean")
 
 
 class BiLSTMEncoder(nn.Module):

@@ -22,6 +22,7 @@ import torch
 from torch import nn
 
 from xlingua.data.benchmarks import MLQE_PAIRS
+from xlingua.encoders.pooling import pool
 from xlingua.qe.train import PairSet, read_pairs
 from xlingua.training.loop import LoopSettings, TrainingLoop
 
@@ -83,9 +84,7 @@ class CrossScorer(nn.Module):
         batch = self.batch(src, tgt)
         with torch.autocast("cpu", dtype=torch.bfloat16, enabled=self.precision == "bf16"):
             states = self.model(**batch).last_hidden_state
-        mask = batch["attention_mask"][:, :, None].float()
-        pooled = (states.float() * mask).sum(1) / mask.sum(1)
-        return self.head(pooled)[:, 0]
+        return self.head(pool(states.float(), batch["attention_mask"], "mean"))[:, 0]
 
     @torch.no_grad()
     def predict(self, src: list[str], tgt: list[str], batch_size: int = 64) -> np.ndarray:
