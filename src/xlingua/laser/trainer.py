@@ -148,7 +148,7 @@ def distill_batches(data, sampler, loss_fn, batch_size: int):
         idx = sampler.next(batch_size)
         tokens, lengths = pad_both([data.xx[i] for i in idx], [data.en[i] for i in idx])
         xx, en = model(tokens, lengths).chunk(2)
-        return loss_fn(xx, data.teacher[data.row[idx]], en), {"tokens": int(lengths.sum())}
+        return loss_fn(xx, en, data.teacher[data.row[idx]]), {"tokens": int(lengths.sum())}
     return batch
 
 
@@ -165,7 +165,7 @@ def distill_setup(cfg: LaserTrainConfig, out: Path, data_dir, teacher_encoder, t
     """(student, its batches, pairs dropped over max_len, data log, the teacher mean taken off
     the targets or None, teacher encoder)."""
     from xlingua.data.examples import LanguageSampler
-    from xlingua.objectives.distillation import DistillationLoss
+    from xlingua.objectives.laser3 import Laser3Loss
 
     sp, data, dropped, teacher_encoder = build_distill(cfg, out, data_dir, teacher_encoder, teacher_cache,
                                                        show_progress)
@@ -184,14 +184,9 @@ def distill_setup(cfg: LaserTrainConfig, out: Path, data_dir, teacher_encoder, t
         model.encoder.embed.weight.requires_grad_(not cfg.freeze_embedding)
     skip_fit = start_skip(model.encoder, data) if cfg.mean_skip else None
     sampler = LanguageSampler(data.langs, [str(r) for r in data.row], cfg.temperature, cfg.seed)
-    if cfg.ranking_weight:
-        from xlingua.objectives.laser3 import Laser3Loss
-
-        both = Laser3Loss(cfg.metric, cfg.english_weight, cfg.ranking_weight)
-        loss_fn = lambda xx, target, en: both(xx, en, target)  # noqa: E731  (distillation's argument order)
-    else:
-        loss_fn = DistillationLoss(cfg.metric, cfg.english_weight)
-    batches = distill_batches(data, sampler, loss_fn, cfg.batch_size)
+    # distillation, plus translation ranking when ranking_weight > 0 (at 0 it is distillation alone)
+    batches = distill_batches(data, sampler, Laser3Loss(cfg.metric, cfg.english_weight, cfg.ranking_weight),
+                              cfg.batch_size)
     data_log = {"data": data.summary(), "language_shares": sampler.shares(),
                 "teacher": {"spec": cfg.teacher, "dim": teacher_dim, "fingerprint": teacher_encoder.fingerprint(),
                             "centered": cfg.center_teacher}}
