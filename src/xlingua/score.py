@@ -42,7 +42,7 @@ class ScoreConfig:
     errors: str = "strict"
     max_chars: int | None = DEFAULT_MAX_CHARS
     buffer_lines: int = 50_000
-    qe: QEModel | None = None  # load_qe(); adds the qe column
+    qe: QEModel | None = None  # load_qe() (a QEModel or a qe.blend.CrossQE); adds the qe column
 
     def __post_init__(self):
         if self.k < 1:
@@ -63,18 +63,19 @@ class ScoreResult:
     qe_route: str | None = None  # what scored the qe column (qe_route_text says it in words)
 
 
-def load_qe(path: str | None = None, encoder=None) -> QEModel:
-    """The shipped QE model (or a `xlingua qe train` run's model / a shipped copy at `path`),
-    its files checked against its manifest; with `encoder`, refused unless the head was trained
-    on that encoder's vectors."""
+def load_qe(path: str | None = None, encoder=None):
+    """The shipped QE model (or a `xlingua qe train` run's model, a `qe cross` run's best/ or a
+    shipped copy at `path`), its files checked against its manifest; with `encoder`, refused
+    unless its heads were trained on that encoder's vectors."""
     from xlingua.encoders.manifest import packaged_dir, verify
+    from xlingua.qe.blend import is_cross, load_cross
 
     root = Path(path) if path else packaged_dir(QE_DEFAULT, "xlingua qe train, then xlingua qe ship")
     if root.is_dir() and (root / "model").is_dir():
         root = root / "model"
     verify(root)
-    model = QEModel.load(root)
-    if encoder is not None and not same_vectors(encoder.fingerprint(), model.fingerprint):
+    model = load_cross(root) if is_cross(root) else QEModel.load(root)
+    if encoder is not None and model.fingerprint and not same_vectors(encoder.fingerprint(), model.fingerprint):
         raise ValueError(f"the QE model at {root} reads the vectors of {model.base!r}; "
                          f"use --model {model.base} with --qe (got {encoder.name})")
     return model
@@ -108,8 +109,10 @@ def check_qe_pairs(inputs: list[str], errors: str = "strict", max_chars: int | N
         check_qe_pair(a, b)
 
 
-def qe_route_text(model: QEModel, pair: str | None) -> str:
+def qe_route_text(model, pair: str | None) -> str:
     """One line saying what scores `pair` and why."""
+    from xlingua.qe.blend import CROSS
+
     how = model.route(pair)
     trained = ", ".join(model.info.get("pairs", []))
     held = model.info.get("held_out", {})
@@ -118,6 +121,11 @@ def qe_route_text(model: QEModel, pair: str | None) -> str:
         head = sum(h["head"] for h in held.values()) / len(held)
         cos = sum(h["cosine"] for h in held.values()) / len(held)
         check = f" (on pairs held out of training, dev Pearson {head:.3f} for the head against {cos:.3f} for cosine)"
+    if how == CROSS:
+        blend = model.meta.get("blend") if model.partner else None
+        mix = (f", averaged with the sentence-vector heads (cross-encoder weight {blend['weight']:.2f})"
+               if blend and blend["weight"] < 1 else "")
+        return f"qe: {pair or 'the pair'} scored by the cross-encoder trained on {trained}{mix}"
     if how == "cosine":
         what = pair or "the pair (give --src-lang and --tgt-lang)"
         return (f"qe: {what} is not among the trained pairs ({trained}); scored by cosine mapped to "

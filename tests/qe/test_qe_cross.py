@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from tests.training.conftest import make_tiny_model_dir
-from xlingua.qe.cross import CrossQEConfig, CrossScorer, evaluate_cross, load_scorer, train_cross
+from xlingua.qe.train import evaluate
+from xlingua.qe.cross import CrossQEConfig, CrossScorer, load_scorer, train_cross
 
 HEADER = "index\toriginal\ttranslation\tscores\tmean\tz_scores\tz_mean\tmodel_scores"
 NOUNS = ["katze", "hund", "haus", "auto"]
@@ -63,7 +64,7 @@ def test_tiny_cross_encoder_learns_the_toy_judgement_and_reloads(toy, tmp_path):
     assert found["dev"]["pearson"] > 0.8  # cosine of unrelated tiny vectors could not do this
     model, meta = load_scorer(tmp_path / "run" / "best")
     assert meta["step"] == found["best_step"] and len(meta["calibration"]) == 2
-    again = evaluate_cross(tmp_path / "run" / "best", split="dev", data_dir=root)
+    again = evaluate(tmp_path / "run" / "best", split="dev", data_dir=root)
     assert again["qe"]["mean"] == pytest.approx(found["dev"]["pearson"], abs=1e-6)
 
 
@@ -94,7 +95,8 @@ def test_cli_trains_then_eval_reads_the_cross_model(toy, tmp_path, monkeypatch):
     out = tmp_path / "run"
     sets = [f"base={model_dir}", "pairs=en-de", "max_steps=20", "batch_size=16", "lr=1e-3", "head_lr=1e-2",
             "warmup_steps=0", "max_len=32", "precision=fp32", "eval_every=10"]
-    result = CliRunner().invoke(app, ["qe", "cross", "-o", str(out), *sum((["--set", s] for s in sets), [])])
+    result = CliRunner().invoke(app, ["qe", "cross", "-o", str(out), "--partner", "none",
+                                      *sum((["--set", s] for s in sets), [])])
     assert result.exit_code == 0, result.output
     assert "| cross-encoder, step" in result.output and (out / "best" / "cross.json").is_file()
     result = CliRunner().invoke(app, ["qe", "eval", str(out / "best"), "--split", "dev"])

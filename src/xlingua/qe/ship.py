@@ -1,6 +1,10 @@
 """The shipping format of a QE model: qe.safetensors and qe.json (xlingua.similarity.qe_head)
 with manifest.json (checksums, sizes, the base encoder's fingerprint, and the scores of a few
-probe pairs, so a copy can be checked to give the recorded outputs)."""
+probe pairs, so a copy can be checked to give the recorded outputs).
+
+A cross-encoder QE (xlingua.qe.blend) ships as its transformer, an overlay on e5-small in
+transformer/ (xlingua.encoders.overlay), beside head.safetensors, cross.json and partner/, all
+listed in the same manifest."""
 from __future__ import annotations
 
 import os
@@ -19,7 +23,7 @@ PROBE_PAIRS = (
 )
 
 
-def probe_scores(model: QEModel, encoder) -> list[float]:
+def probe_scores(model, encoder) -> list[float]:
     out = []
     for pair, src, tgt in PROBE_PAIRS:
         u, v = encoder.encode([src]), encoder.encode([tgt])
@@ -32,8 +36,12 @@ def ship(run: str | os.PathLike, out: str | os.PathLike, encoder=None) -> dict:
     which appears complete or not at all."""
     from xlingua.encoders.loading import load_encoder
 
+    from xlingua.qe.blend import is_cross
+
     run = Path(run)
     source = run / "model" if (run / "model").is_dir() else run
+    if is_cross(source):
+        return ship_cross(source, out, encoder)
     model = QEModel.load(source)
     encoder = encoder or load_encoder(model.base)
     if encoder.fingerprint() != model.fingerprint:
@@ -50,3 +58,49 @@ def ship(run: str | os.PathLike, out: str | os.PathLike, encoder=None) -> dict:
                                     "scores": probe_scores(model, encoder)}}
         write_json(tmp / MANIFEST, manifest)
     return manifest
+
+
+def ship_cross(source: Path, out: str | os.PathLike, encoder=None, base: Path | None = None) -> dict:
+    """Write a cross-encoder QE directory (a `qe cross` run's best/, blended or not) to `out`,
+    which appears complete or not at all; probe scores are those of the shipped (fp16 overlay)
+    form, on the partner's encoder (or none, without a partner)."""
+    import shutil
+
+    from xlingua.encoders.loading import load_encoder
+    from xlingua.encoders.overlay import ship_overlay
+    from xlingua.qe.blend import PARTNER, load_cross
+    from xlingua.qe.cross import CONFIG, HEAD
+
+    out = Path(out)
+    if out.exists():
+        raise FileExistsError(f"{out} exists; remove it or choose another --out")
+    with atomic_dir(out, replace=False) as tmp:
+        ship_overlay(source, tmp / "transformer", base)
+        files = [HEAD, CONFIG]
+        for name in files:
+            shutil.copyfile(source / name, tmp / name)
+        if (source / PARTNER).is_dir():
+            files += [f"{PARTNER}/{name}" for name in QEModel.load(source / PARTNER).save(_mkdir(tmp / PARTNER))]
+        shipped = load_cross(tmp)
+        if shipped.partner is not None:
+            encoder = encoder or load_encoder(shipped.base)
+        manifest = {"format": FORMAT, "kind": "cross-qe", **file_records(tmp, files),
+                    "fingerprint": shipped.fingerprint, "base": shipped.base,
+                    "probe_pairs": {"pairs": [list(p) for p in PROBE_PAIRS],
+                                    "scores": probe_scores(shipped, _NoVectors() if encoder is None else encoder)}}
+        write_json(tmp / MANIFEST, manifest)
+    return manifest
+
+
+def _mkdir(path: Path) -> Path:
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+class _NoVectors:
+    """Stands in for an encoder where the QE model reads no sentence vectors."""
+
+    def encode(self, texts):
+        import numpy as np
+
+        return np.zeros((len(texts), 1), np.float32)

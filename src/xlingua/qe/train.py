@@ -181,17 +181,23 @@ def report_md(report: dict) -> str:
 def evaluate(model_dir: str | Path, split: str = "test20", encoder=None, data_dir=None,
              limit: int = 0) -> dict:
     """Pearson per pair of the model's scores and of cosine on `split` (test20: read once, for a
-    model chosen on dev)."""
+    model chosen on dev). The model: a `qe train` run or its model/, a `qe cross` run's best/
+    (blended or not), or a shipped copy of either."""
     from xlingua.encoders.cache import CachedEncoder
     from xlingua.encoders.loading import load_encoder
     from xlingua.encoders.manifest import verify
+    from xlingua.qe.blend import is_cross, load_cross
 
     root = Path(model_dir)
     root = root / "model" if (root / "model").is_dir() else root
     verify(root)
-    model = QEModel.load(root)
-    encoder = encoder or CachedEncoder(load_encoder(model.base))
+    model = load_cross(root) if is_cross(root) else QEModel.load(root)
     pairs = model.info.get("pairs") or list(MLQE_PAIRS)
+    if model.base is None:  # a cross-encoder alone reads no sentence vectors
+        data = read_pairs(pairs, split, limit, data_dir)
+        mean, per = mean_pearson(model.cross_scores(data.src, data.tgt), data.gold, data.groups)
+        return {"split": split, "model": str(root), "qe": {"mean": mean, **per}}
+    encoder = encoder or CachedEncoder(load_encoder(model.base))
     data = load_split(encoder, pairs, split, limit, data_dir)
     groups = np.asarray(data.groups)
     pred = np.zeros(len(data.gold))

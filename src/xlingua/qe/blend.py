@@ -1,0 +1,139 @@
+"""The cross-encoder QE as `score --qe` uses it: on the language pairs it was trained on, its
+calibrated score averaged with the heads of a QE model on sentence vectors (`xlingua qe train`'s,
+the partner) by a weight chosen on dev; other pairs go to the partner, which scores pairs it never
+saw by calibrated cosine where its held-out check found heads worse than cosine. The
+cross-encoder itself has not been checked on a pair outside its training, so it is not trusted
+there.
+
+A blended model is the cross-encoder's directory (best/ of a `qe cross` run, or a shipped copy)
+with the partner's files in partner/ and the weight, its dev figures and a final linear map onto
+the dev gold in cross.json's "blend".
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from xlingua.similarity.qe_head import QEModel, mean_pearson
+
+PARTNER = "partner"
+#: weights of the cross-encoder tried on dev (0: the partner alone, 1: the cross-encoder alone)
+WEIGHTS = (0.0, 0.25, 0.5, 0.75, 1.0)
+CROSS = "cross"  # route name: scored by the (blended) cross-encoder
+
+
+@dataclass
+class CrossQE:
+    """A cross-encoder scorer with its cross.json, and the partner QE model if it has one."""
+    scorer: object  # xlingua.qe.cross.CrossScorer
+    meta: dict
+    partner: QEModel | None = None
+
+    @property
+    def pairs(self) -> list[str]:
+        return list(self.meta["config"]["pairs"])
+
+    @property
+    def base(self) -> str | None:
+        """The encoder whose vectors the partner reads (None: no partner, any encoder will do)."""
+        return self.partner.base if self.partner else None
+
+    @property
+    def fingerprint(self) -> str | None:
+        return self.partner.fingerprint if self.partner else None
+
+    @property
+    def info(self) -> dict:
+        held = self.partner.info.get("held_out", {}) if self.partner else {}
+        return {"pairs": self.pairs, "held_out": held, "kind": CROSS}
+
+    def route(self, pair: str | None) -> str:
+        if pair in self.pairs or self.partner is None:
+            return CROSS
+        return self.partner.route(pair)
+
+    def cross_scores(self, src: list[str], tgt: list[str]) -> np.ndarray:
+        """The cross-encoder's scores mapped onto the dev gold (z-units)."""
+        slope, offset = self.meta.get("calibration", (1.0, 0.0))
+        return slope * self.scorer.predict(list(src), list(tgt)).astype(np.float64) + offset
+
+    def predict(self, u: np.ndarray, v: np.ndarray, src: list[str], tgt: list[str],
+                pair: str | None = None) -> np.ndarray:
+        if self.route(pair) != CROSS:
+            return self.partner.predict(u, v, src, tgt, pair)
+        cross = self.cross_scores(src, tgt)
+        blend = self.meta.get("blend")
+        if not blend or self.partner is None:
+            return cross.astype(np.float32)
+        w = blend["weight"]
+        mixed = w * cross + (1 - w) * self.partner.predict(u, v, src, tgt, pair)
+        return (blend["slope"] * mixed + blend["offset"]).astype(np.float32)
+
+
+def is_cross(root) -> bool:
+    from xlingua.qe.cross import CONFIG
+
+    return (Path(root) / CONFIG).is_file()
+
+
+def load_cross(root, precision: str = "fp32") -> CrossQE:
+    """A cross-encoder QE directory: a `qe cross` run's best/ or a shipped copy (whose transformer
+    is an overlay on e5-small in transformer/)."""
+    from xlingua.qe.cross import load_scorer
+
+    root = Path(root)
+    scorer, meta = load_scorer(root, precision, model_dir=_transformer_dir(root))
+    partner = QEModel.load(root / PARTNER) if (root / PARTNER).is_dir() else None
+    return CrossQE(scorer, meta, partner)
+
+
+def _transformer_dir(root: Path) -> Path:
+    from xlingua.encoders.overlay import overlay_dir
+
+    shipped = root / "transformer"
+    return overlay_dir(shipped, name=f"{root.name}.transformer") if shipped.is_dir() else root
+
+
+def fit_blend(root, partner: QEModel, encoder=None, data_dir=None, dev_rows: int = 0,
+              log=print) -> dict:
+    """Choose the cross-encoder's weight against `partner` by mean dev Pearson over the pairs
+    (the first best in WEIGHTS order), map the blend linearly onto the dev gold, and write the
+    partner into ROOT/partner and the choice into cross.json. Returns the blend record."""
+    from xlingua.encoders.cache import CachedEncoder
+    from xlingua.encoders.loading import load_encoder
+    from xlingua.io import atomic_dir, write_text
+    from xlingua.qe.cross import CONFIG
+    from xlingua.qe.train import load_split
+
+    root = Path(root)
+    model = load_cross(root)
+    encoder = encoder or CachedEncoder(load_encoder(partner.base))
+    if encoder.fingerprint() != partner.fingerprint:
+        raise ValueError(f"the partner reads the vectors of {partner.fingerprint}, but {partner.base!r} "
+                         f"now loads {encoder.fingerprint()}")
+    dev = load_split(encoder, model.pairs, "dev", dev_rows, data_dir)
+    groups = np.asarray(dev.groups)
+    cross = model.cross_scores(dev.src, dev.tgt)
+    other = np.zeros(len(dev.gold))
+    for pair in model.pairs:
+        rows = np.flatnonzero(groups == pair)
+        other[rows] = partner.predict(dev.u[rows], dev.v[rows], [dev.src[i] for i in rows],
+                                      [dev.tgt[i] for i in rows], pair)
+    tried = {w: mean_pearson(w * cross + (1 - w) * other, dev.gold, dev.groups) for w in WEIGHTS}
+    best = max(WEIGHTS, key=lambda w: tried[w][0])
+    mixed = best * cross + (1 - best) * other
+    slope, offset = (float(c) for c in np.polyfit(mixed, dev.gold, 1))
+    for w in WEIGHTS:
+        log(f"cross-encoder weight {w:.2f}: dev {tried[w][0]:.4f}" + (" (chosen)" if w == best else ""))
+    record = {"weight": best, "slope": slope, "offset": offset, "partner_base": partner.base,
+              "dev": {str(w): tried[w][0] for w in WEIGHTS},
+              "dev_chosen": {"pearson": tried[best][0], **tried[best][1]}}
+    with atomic_dir(root / PARTNER) as tmp:
+        partner.save(tmp)
+    meta = json.loads((root / CONFIG).read_text(encoding="utf-8"))
+    meta["blend"] = record
+    write_text(root / CONFIG, json.dumps(meta, indent=1) + "\n")
+    return record
