@@ -89,9 +89,13 @@ def test_shipped_copy_reproduces_its_probe_scores_and_refuses_corruption(blended
     manifest = ship(root / "run" / "best", out, encoder=encoder)
     assert manifest["kind"] == "cross-qe" and (out / "transformer" / overlay.OVERLAY_FILE).is_file()
     assert "partner/qe.safetensors" in manifest["files"]
-    shipped = load_qe(str(out), encoder)
-    np.testing.assert_allclose(probe_scores(shipped, encoder), manifest["probe_pairs"]["scores"], atol=1e-4)
-    trained = load_qe(str(root / "run" / "best"), encoder)
+    from xlingua.qe.blend import load_cross
+
+    shipped = load_qe(str(out), encoder)  # checks the files and the partner's vectors
+    assert isinstance(shipped, CrossQE)
+    np.testing.assert_allclose(probe_scores(load_cross(out, "fp32"), encoder), manifest["probe_pairs"]["scores"],
+                               atol=1e-4)
+    trained = load_cross(root / "run" / "best", "fp32")
     np.testing.assert_allclose(probe_scores(trained, encoder), manifest["probe_pairs"]["scores"], atol=2e-2)
     head = out / "head.safetensors"
     data = bytearray(head.read_bytes())

@@ -79,12 +79,15 @@ def is_cross(root) -> bool:
     return (Path(root) / CONFIG).is_file()
 
 
-def load_cross(root, precision: str = "fp32") -> CrossQE:
+def load_cross(root, precision: str | None = None) -> CrossQE:
     """A cross-encoder QE directory: a `qe cross` run's best/ or a shipped copy (whose transformer
-    is an overlay on e5-small in transformer/)."""
+    is an overlay on e5-small in transformer/). `precision` None: bf16 autocast where the CPU has
+    bf16 units (as it was trained), else fp32."""
+    from xlingua.encoders.bf16 import native_bf16
     from xlingua.qe.cross import load_scorer
 
     root = Path(root)
+    precision = precision or ("bf16" if native_bf16() else "fp32")
     scorer, meta = load_scorer(root, precision, model_dir=_transformer_dir(root))
     partner = QEModel.load(root / PARTNER) if (root / PARTNER).is_dir() else None
     return CrossQE(scorer, meta, partner)

@@ -63,7 +63,7 @@ def ship(run: str | os.PathLike, out: str | os.PathLike, encoder=None) -> dict:
 def ship_cross(source: Path, out: str | os.PathLike, encoder=None, base: Path | None = None) -> dict:
     """Write a cross-encoder QE directory (a `qe cross` run's best/, blended or not) to `out`,
     which appears complete or not at all; probe scores are those of the shipped (fp16 overlay)
-    form, on the partner's encoder (or none, without a partner)."""
+    form in fp32, on the partner's encoder (or none, without a partner)."""
     import shutil
 
     from xlingua.encoders.loading import load_encoder
@@ -81,7 +81,7 @@ def ship_cross(source: Path, out: str | os.PathLike, encoder=None, base: Path | 
             shutil.copyfile(source / name, tmp / name)
         if (source / PARTNER).is_dir():
             files += [f"{PARTNER}/{name}" for name in QEModel.load(source / PARTNER).save(_mkdir(tmp / PARTNER))]
-        shipped = load_cross(tmp)
+        shipped = load_cross(tmp, "fp32")  # the recorded scores do not depend on the CPU
         if shipped.partner is not None:
             encoder = encoder or load_encoder(shipped.base)
         manifest = {"format": FORMAT, "kind": "cross-qe", **file_records(tmp, files),
