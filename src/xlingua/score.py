@@ -64,12 +64,16 @@ class ScoreResult:
 
 
 def load_qe(path: str | None = None, encoder=None):
-    """The shipped QE model (or a `xlingua qe train` run's model, a `qe cross` run's best/ or a
-    shipped copy at `path`), its files checked against its manifest; with `encoder`, refused
+    """The shipped QE model (or one shipped by name, a `xlingua qe train` run's model, a `qe
+    cross` run's best/ or a shipped copy at `path`), its files checked against its manifest; with `encoder`, refused
     unless its heads were trained on that encoder's vectors."""
     from xlingua.encoders.manifest import packaged_dir, verify
     from xlingua.qe.blend import is_cross, load_cross
 
+    from xlingua.encoders.manifest import models_root
+
+    if path and not Path(path).exists() and (models_root() / path).is_dir():
+        path = models_root() / path  # a shipped model by name, e.g. qe-small
     root = Path(path) if path else packaged_dir(QE_DEFAULT, "xlingua qe train, then xlingua qe ship")
     if root.is_dir() and (root / "model").is_dir():
         root = root / "model"

@@ -65,7 +65,8 @@ def test_tiny_cross_encoder_learns_the_toy_judgement_and_reloads(toy, tmp_path):
     model, meta = load_scorer(tmp_path / "run" / "best")
     assert meta["step"] == found["best_step"] and len(meta["calibration"]) == 2
     again = evaluate(tmp_path / "run" / "best", split="dev", data_dir=root)
-    assert again["qe"]["mean"] == pytest.approx(found["dev"]["pearson"], abs=1e-6)
+    # evaluation scores in bf16 where the CPU has bf16 units, as `score --qe` does
+    assert again["qe"]["mean"] == pytest.approx(found["dev"]["pearson"], abs=1e-3)
 
 
 def test_a_stopped_run_resumes_where_it_stopped(toy, tmp_path):

@@ -71,16 +71,10 @@ def cross_command(
 
 def _qe_heads(spec: str):
     """A QE model on sentence vectors, by shipped name or directory."""
-    from xlingua.encoders.manifest import models_root
     from xlingua.score import load_qe
     from xlingua.similarity.qe_head import QEModel
 
-    path = Path(spec)
-    if not path.exists():
-        path = models_root() / spec
-        if not path.is_dir():
-            raise ValueError(f"--partner {spec!r} is neither a directory nor a shipped QE model")
-    model = load_qe(str(path))
+    model = load_qe(spec)
     if not isinstance(model, QEModel):
         raise ValueError(f"--partner {spec!r} is not a QE model on sentence vectors (`xlingua qe train`)")
     return model

@@ -217,7 +217,7 @@ def train_cross(config: CrossQEConfig, out, resume: bool = True, show_progress: 
     run = CrossQERun(config, out, model, train, dev)
     model.train()
     run.run(resume=resume, show_progress=show_progress)
-    best, meta = load_scorer(out / "best")
+    best, meta = load_scorer(out / "best", config.precision)
     raw = best.predict(dev.src, dev.tgt).astype(np.float64)
     slope, offset = (float(c) for c in np.polyfit(raw, dev.gold, 1))
     mean, per = mean_pearson(raw, dev.gold, dev.groups)
