@@ -27,6 +27,7 @@ from xlingua.encoders.base import Embed
 from xlingua.io import atomic_open
 from xlingua.data.langs import normalize_lang
 from xlingua.similarity import paired_cosine, pair_margin
+from xlingua.encoders.manifest import same_vectors
 from xlingua.similarity.qe_head import ANY, QEModel
 
 QE_DEFAULT = "qe-small"  # the QE model shipped inside the package
@@ -83,15 +84,6 @@ def load_qe(path: str | None = None, encoder=None):
         raise ValueError(f"the QE model at {root} reads the vectors of {model.base!r}; "
                          f"use --model {model.base} with --qe (got {encoder.name})")
     return model
-
-
-def same_vectors(a: str, b: str) -> bool:
-    """Whether two encoder fingerprints name the same weights and pooling: `bundled` picks its
-    path (torch, bf16, ct2) by CPU; those agree to within 1e-4 (int8 to cosine 0.995)."""
-    def key(fp: str):
-        name, _, rest = fp.partition("|")
-        return name.split(":")[0], rest
-    return a == b or key(a) == key(b)
 
 
 def qe_pair(src_lang: str | None, tgt_lang: str | None) -> str | None:

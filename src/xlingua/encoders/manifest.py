@@ -105,3 +105,12 @@ def check_probes(encoder, manifest: dict, atol: float = 1e-4) -> float:
         raise CorruptModelError(f"{encoder.name}: probe vectors differ from the recorded ones by {diff:.2g} "
                                 f"(tolerance {atol:g})")
     return diff
+
+
+def same_vectors(a: str, b: str) -> bool:
+    """Whether two encoder fingerprints name the same weights and pooling: `bundled` picks its
+    path (torch, bf16, ct2) by CPU; those agree to within 1e-4 (int8 to cosine 0.995)."""
+    def key(fp: str):
+        name, _, rest = fp.partition("|")
+        return name.split(":")[0], rest
+    return a == b or key(a) == key(b)

@@ -114,7 +114,9 @@ def fit_blend(root, partner: QEModel, encoder=None, data_dir=None, dev_rows: int
     root = Path(root)
     model = load_cross(root)
     encoder = encoder or CachedEncoder(load_encoder(partner.base))
-    if encoder.fingerprint() != partner.fingerprint:
+    from xlingua.encoders.manifest import same_vectors
+
+    if not same_vectors(encoder.fingerprint(), partner.fingerprint):
         raise ValueError(f"the partner reads the vectors of {partner.fingerprint}, but {partner.base!r} "
                          f"now loads {encoder.fingerprint()}")
     dev = load_split(encoder, model.pairs, "dev", dev_rows, data_dir)

@@ -82,8 +82,10 @@ def ship_cross(source: Path, out: str | os.PathLike, encoder=None, base: Path | 
         if (source / PARTNER).is_dir():
             files += [f"{PARTNER}/{name}" for name in QEModel.load(source / PARTNER).save(_mkdir(tmp / PARTNER))]
         shipped = load_cross(tmp, "fp32")  # the recorded scores do not depend on the CPU
-        if shipped.partner is not None:
-            encoder = encoder or load_encoder(shipped.base)
+        if shipped.partner is not None and encoder is None:
+            # the fp32 torch path: recorded scores that any CPU can reproduce
+            named = ":" not in shipped.base and not Path(shipped.base).exists()
+            encoder = load_encoder(f"{shipped.base}:torch" if named else shipped.base)
         manifest = {"format": FORMAT, "kind": "cross-qe", **file_records(tmp, files),
                     "fingerprint": shipped.fingerprint, "base": shipped.base,
                     "probe_pairs": {"pairs": [list(p) for p in PROBE_PAIRS],
