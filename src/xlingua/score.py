@@ -30,7 +30,7 @@ from xlingua.similarity import paired_cosine, pair_margin
 from xlingua.encoders.manifest import same_vectors
 from xlingua.similarity.qe_head import ANY, QEModel
 
-QE_DEFAULT = "qe-small"  # the QE model shipped inside the package
+QE_DEFAULT = "qe-cross"  # the QE model `--qe` uses; qe-small (heads on sentence vectors only) ships too
 
 
 @dataclass

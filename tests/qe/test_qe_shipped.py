@@ -1,5 +1,6 @@
-"""The QE model shipped in the package: its files load against their manifest, it reads the
-default model's vectors on any of its paths, and it reproduces its recorded probe scores."""
+"""The QE models shipped in the package (qe-cross, the default, and qe-small): their files load
+against their manifests, they read the default model's vectors on any of its paths, and they
+reproduce their recorded probe scores."""
 from __future__ import annotations
 
 import numpy as np
@@ -8,13 +9,13 @@ from xlingua.encoders.manifest import models_root, read_manifest
 from xlingua.score import load_qe, same_vectors
 
 
-def test_the_shipped_qe_model_reproduces_its_recorded_scores():
+def test_the_shipped_qe_small_reproduces_its_recorded_scores():
     from xlingua.encoders.loading import load_encoder
     from xlingua.qe.ship import probe_scores
 
     manifest = read_manifest(models_root() / "qe-small")
     enc = load_encoder("bundled:torch")  # the path the scores were recorded on
-    model = load_qe(None, enc)
+    model = load_qe("qe-small", enc)
     assert model.base == "bundled" and set(model.info["pairs"]) <= set(model.heads)
     np.testing.assert_allclose(probe_scores(model, enc), manifest["probe_pairs"]["scores"], atol=1e-3)
 
@@ -24,3 +25,18 @@ def test_paths_of_the_same_weights_count_as_the_same_vectors():
     assert same_vectors(torch, "xlingua-small:bf16|mean|None|True|512|1|de60e15feb2ae0c6")
     assert not same_vectors(torch, "xlingua-small:torch|mean|None|True|512|1|0123456789abcdef")
     assert not same_vectors(torch, "e5-small:torch|mean|None|True|512|1|de60e15feb2ae0c6")
+
+
+def test_the_default_qe_is_the_shipped_cross_encoder_and_reproduces_its_recorded_scores():
+    from xlingua.encoders.loading import load_encoder
+    from xlingua.qe.blend import CROSS, CrossQE, load_cross
+    from xlingua.qe.ship import probe_scores
+
+    root = models_root() / "qe-cross"
+    manifest = read_manifest(root)
+    enc = load_encoder("bundled:torch")  # the path the scores were recorded on, with the cross-encoder in fp32
+    model = load_qe(None, enc)  # the default, its files checked
+    assert isinstance(model, CrossQE) and model.base == "bundled"
+    assert model.route("en-de") == CROSS and model.route("fr-en") != CROSS  # unseen pairs: the heads
+    np.testing.assert_allclose(probe_scores(load_cross(root, "fp32"), enc), manifest["probe_pairs"]["scores"],
+                               atol=1e-3)

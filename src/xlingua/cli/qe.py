@@ -107,7 +107,7 @@ def eval_command(
 @qe_app.command("ship")
 def ship_command(
     run: Path = typer.Argument(..., help="A `qe train` run directory (its model/) or a QE model directory."),
-    out: Path = typer.Option(..., "--out", "-o", help="New directory (e.g. src/xlingua/models/qe-small)."),
+    out: Path = typer.Option(..., "--out", "-o", help="New directory (e.g. src/xlingua/models/qe-cross)."),
 ):
     """Write the model with its checksums, base fingerprint and probe scores (manifest.json)."""
     from xlingua.qe.ship import ship

@@ -91,7 +91,19 @@ def ship_cross(source: Path, out: str | os.PathLike, encoder=None, base: Path | 
                     "probe_pairs": {"pairs": [list(p) for p in PROBE_PAIRS],
                                     "scores": probe_scores(shipped, _NoVectors() if encoder is None else encoder)}}
         write_json(tmp / MANIFEST, manifest)
+        _forget_build(tmp)
     return manifest
+
+
+def _forget_build(tmp: Path) -> None:
+    """Remove the model directory built from the overlay under the temporary name (it would
+    never be read again)."""
+    import shutil
+
+    from xlingua.paths import xlingua_home
+
+    for built in (xlingua_home() / "models").glob(f"{tmp.name}.transformer-*"):
+        shutil.rmtree(built, ignore_errors=True)
 
 
 def _mkdir(path: Path) -> Path:
