@@ -47,7 +47,7 @@ class MeaningEncoder(Encoder):
             file = file / "model.pt"
         if not file.exists():
             raise FileNotFoundError(f"no meaning model at {path} (expected a directory with model.pt, or the file)")
-        from xlingua.encoders.manifest import verify
+        from xlingua.encoders.manifest import same_vectors, verify
 
         self.manifest = verify(file.parent) if file.name == "model.pt" else None  # a shipped copy: checksums
         if cache_base and not isinstance(base_encoder, CachedEncoder):
@@ -58,7 +58,7 @@ class MeaningEncoder(Encoder):
         if cfg.dim != base_encoder.dim:
             raise ValueError(f"meaning model {file} expects {cfg.dim}-d vectors from {cfg.base or 'its base'}, "
                              f"but {base_encoder.name} gives {base_encoder.dim}-d")
-        if cfg.base_fingerprint and cfg.base_fingerprint != base_encoder.fingerprint():
+        if cfg.base_fingerprint and not same_vectors(cfg.base_fingerprint, base_encoder.fingerprint()):
             warnings.warn(f"meaning model {file} was trained on {cfg.base} ({cfg.base_fingerprint}); "
                           f"now applied to {base_encoder.name} ({base_encoder.fingerprint()})")
         self.path = str(file)
