@@ -22,7 +22,8 @@ def main() -> None:
     from xlingua.encoders.loading import load_encoder
     from xlingua.encoders.manifest import models_root
     from xlingua.qe.train import read_pairs
-    from xlingua.score import load_qe, score_texts
+    from xlingua.qe.load import load_qe
+    from xlingua.score import score_texts
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--model", action="append", default=[], help="QE model: a shipped name or a directory")

@@ -27,10 +27,8 @@ from xlingua.encoders.base import Embed
 from xlingua.io import atomic_open
 from xlingua.data.langs import normalize_lang
 from xlingua.similarity import paired_cosine, pair_margin
-from xlingua.encoders.manifest import same_vectors
-from xlingua.similarity.qe_head import ANY, QEModel
+from xlingua.similarity.qe_head import QEModel
 
-QE_DEFAULT = "qe-cross"  # the QE model `--qe` uses; qe-small (heads on sentence vectors only) ships too
 
 
 @dataclass
@@ -43,7 +41,7 @@ class ScoreConfig:
     errors: str = "strict"
     max_chars: int | None = DEFAULT_MAX_CHARS
     buffer_lines: int = 50_000
-    qe: QEModel | None = None  # load_qe() (a QEModel or a qe.blend.CrossQE); adds the qe column
+    qe: QEModel | None = None  # qe.load.load_qe() (a QEModel or a qe.blend.CrossQE); adds the qe column
 
     def __post_init__(self):
         if self.k < 1:
@@ -61,29 +59,7 @@ class ScoreResult:
     pairs: int
     kept: int | None = None
     kept_files: list[Path] = field(default_factory=list)
-    qe_route: str | None = None  # what scored the qe column (qe_route_text says it in words)
-
-
-def load_qe(path: str | None = None, encoder=None):
-    """The shipped QE model (or one shipped by name, a `xlingua qe train` run's model, a `qe
-    cross` run's best/ or a shipped copy at `path`), its files checked against its manifest; with `encoder`, refused
-    unless its heads were trained on that encoder's vectors."""
-    from xlingua.encoders.manifest import packaged_dir, verify
-    from xlingua.qe.blend import is_cross, load_cross
-
-    from xlingua.encoders.manifest import models_root
-
-    if path and not Path(path).exists() and (models_root() / path).is_dir():
-        path = models_root() / path  # a shipped model by name, e.g. qe-small
-    root = Path(path) if path else packaged_dir(QE_DEFAULT, "xlingua qe train, then xlingua qe ship")
-    if root.is_dir() and (root / "model").is_dir():
-        root = root / "model"
-    verify(root)
-    model = load_cross(root) if is_cross(root) else QEModel.load(root)
-    if encoder is not None and model.fingerprint and not same_vectors(encoder.fingerprint(), model.fingerprint):
-        raise ValueError(f"the QE model at {root} reads the vectors of {model.base!r}; "
-                         f"use --model {model.base} with --qe (got {encoder.name})")
-    return model
+    qe_route: str | None = None  # what scored the qe column (qe.load.qe_route_text says it in words)
 
 
 def qe_pair(src_lang: str | None, tgt_lang: str | None) -> str | None:
@@ -103,35 +79,6 @@ def check_qe_pairs(inputs: list[str], errors: str = "strict", max_chars: int | N
     """Check every pair for --qe before the model loads."""
     for a, b in read_pairs(inputs, errors=errors, max_chars=max_chars):
         check_qe_pair(a, b)
-
-
-def qe_route_text(model, pair: str | None) -> str:
-    """One line saying what scores `pair` and why."""
-    from xlingua.qe.blend import CROSS
-
-    how = model.route(pair)
-    trained = ", ".join(model.info.get("pairs", []))
-    held = model.info.get("held_out", {})
-    check = ""
-    if held:
-        head = sum(h["head"] for h in held.values()) / len(held)
-        cos = sum(h["cosine"] for h in held.values()) / len(held)
-        check = f" (on pairs held out of training, dev Pearson {head:.3f} for the head against {cos:.3f} for cosine)"
-    if how == CROSS:
-        blend = model.meta.get("blend") if model.partner else None
-        mix = (f", averaged with the sentence-vector heads (cross-encoder weight {blend['weight']:.2f})"
-               if blend and blend["weight"] < 1 else "")
-        return f"qe: {pair or 'the pair'} scored by the cross-encoder trained on {trained}{mix}"
-    if how == "cosine":
-        what = pair or "the pair (give --src-lang and --tgt-lang)"
-        return (f"qe: {what} is not among the trained pairs ({trained}); scored by cosine mapped to "
-                f"z-units, since the head does worse than cosine on pairs it never saw{check}")
-    if how == ANY and pair not in model.info.get("pairs", []):
-        what = pair or "the pair (not given: --src-lang, --tgt-lang)"
-        return f"qe: {what} is not among the trained pairs ({trained}); scored by the head trained on all of them{check}"
-    if how == ANY:
-        return f"qe: {pair} scored by the head trained on all the trained pairs ({trained})"
-    return f"qe: {pair} scored by the head trained on it"
 
 
 def score_vectors(x: np.ndarray, y: np.ndarray, margin: bool = False, k: int = 4) -> dict[str, np.ndarray]:

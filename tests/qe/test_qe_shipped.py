@@ -6,7 +6,8 @@ from __future__ import annotations
 import numpy as np
 
 from xlingua.encoders.manifest import models_root, read_manifest
-from xlingua.score import load_qe, same_vectors
+from xlingua.encoders.manifest import same_vectors
+from xlingua.qe.load import load_qe
 
 
 def test_the_shipped_qe_small_reproduces_its_recorded_scores():

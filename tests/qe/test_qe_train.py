@@ -184,7 +184,7 @@ def test_ship_records_probe_scores_and_a_corrupted_copy_is_refused(tmp_path, tin
     from xlingua.encoders.loading import load_encoder
     from xlingua.encoders.manifest import CorruptModelError
     from xlingua.qe.ship import PROBE_PAIRS, probe_scores, ship
-    from xlingua.score import load_qe
+    from xlingua.qe.load import load_qe
 
     spec, run = tiny_qe
     enc = load_encoder(spec)

@@ -71,7 +71,7 @@ def cross_command(
 
 def _qe_heads(spec: str):
     """A QE model on sentence vectors, by shipped name or directory."""
-    from xlingua.score import load_qe
+    from xlingua.qe.load import load_qe
     from xlingua.similarity.qe_head import QEModel
 
     model = load_qe(spec)

@@ -26,7 +26,8 @@ def score_command(
     from xlingua.data.text import count_pairs
     from xlingua.encoders.loading import load_encoder
     from xlingua.io import check_writable
-    from xlingua.score import ScoreConfig, check_qe_pairs, load_qe, qe_pair, qe_route_text, score_files
+    from xlingua.qe.load import load_qe, qe_route_text
+    from xlingua.score import ScoreConfig, check_qe_pairs, qe_pair, score_files
 
     config = ScoreConfig(margin=margin, k=k, min_score=min_score, src_lang=src_lang,
                          tgt_lang=tgt_lang, errors=errors, max_chars=max_chars)

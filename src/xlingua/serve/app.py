@@ -320,7 +320,8 @@ def create_app(encoder: Encoder, config: ServeConfig) -> FastAPI:
                             body.src_lang, body.tgt_lang, qe)
         answer = {name: v.round(6).tolist() for name, v in out.items()}
         if qe is not None:
-            from xlingua.score import qe_pair, qe_route_text
+            from xlingua.qe.load import qe_route_text
+            from xlingua.score import qe_pair
 
             answer["qe_route"] = qe_route_text(qe, qe_pair(body.src_lang, body.tgt_lang))
         return answer
@@ -330,7 +331,7 @@ def create_app(encoder: Encoder, config: ServeConfig) -> FastAPI:
     def qe_model():
         """The shipped QE model, loaded on first use, if it reads this server's model's vectors."""
         if not qe_loaded:
-            from xlingua.score import load_qe
+            from xlingua.qe.load import load_qe
 
             try:
                 qe_loaded.append(load_qe(config.qe_model, encoder))

@@ -1,0 +1,58 @@
+"""Which QE model `score --qe`, the server's /score and the Python API use: the shipped default
+(qe-cross), one shipped by name (qe-small) or a directory, its files checked; and one line
+saying what scored a language pair."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from xlingua.encoders.manifest import same_vectors
+from xlingua.qe.blend import CROSS, is_cross, load_cross
+from xlingua.similarity.qe_head import ANY, QEModel
+
+QE_DEFAULT = "qe-cross"  # the QE model `--qe` uses; qe-small (heads on sentence vectors only) ships too
+
+
+def load_qe(path: str | None = None, encoder=None):
+    """The shipped QE model (or one shipped by name, a `xlingua qe train` run's model, a `qe
+    cross` run's best/ or a shipped copy at `path`), its files checked against its manifest;
+    with `encoder`, refused unless its heads were trained on that encoder's vectors."""
+    from xlingua.encoders.manifest import models_root, packaged_dir, verify
+
+    if path and not Path(path).exists() and (models_root() / path).is_dir():
+        path = models_root() / path  # a shipped model by name, e.g. qe-small
+    root = Path(path) if path else packaged_dir(QE_DEFAULT, "xlingua qe train, then xlingua qe ship")
+    if root.is_dir() and (root / "model").is_dir():
+        root = root / "model"
+    verify(root)
+    model = load_cross(root) if is_cross(root) else QEModel.load(root)
+    if encoder is not None and model.fingerprint and not same_vectors(encoder.fingerprint(), model.fingerprint):
+        raise ValueError(f"the QE model at {root} reads the vectors of {model.base!r}; "
+                         f"use --model {model.base} with --qe (got {encoder.name})")
+    return model
+
+
+def qe_route_text(model, pair: str | None) -> str:
+    """One line saying what scores `pair` and why."""
+    how = model.route(pair)
+    trained = ", ".join(model.info.get("pairs", []))
+    held = model.info.get("held_out", {})
+    check = ""
+    if held:
+        head = sum(h["head"] for h in held.values()) / len(held)
+        cos = sum(h["cosine"] for h in held.values()) / len(held)
+        check = f" (on pairs held out of training, dev Pearson {head:.3f} for the head against {cos:.3f} for cosine)"
+    if how == CROSS:
+        blend = model.meta.get("blend") if model.partner else None
+        mix = (f", averaged with the sentence-vector heads (cross-encoder weight {blend['weight']:.2f})"
+               if blend and blend["weight"] < 1 else "")
+        return f"qe: {pair or 'the pair'} scored by the cross-encoder trained on {trained}{mix}"
+    if how == "cosine":
+        what = pair or "the pair (give --src-lang and --tgt-lang)"
+        return (f"qe: {what} is not among the trained pairs ({trained}); scored by cosine mapped to "
+                f"z-units, since the head does worse than cosine on pairs it never saw{check}")
+    if how == ANY and pair not in model.info.get("pairs", []):
+        what = pair or "the pair (not given: --src-lang, --tgt-lang)"
+        return f"qe: {what} is not among the trained pairs ({trained}); scored by the head trained on all of them{check}"
+    if how == ANY:
+        return f"qe: {pair} scored by the head trained on all the trained pairs ({trained})"
+    return f"qe: {pair} scored by the head trained on it"
