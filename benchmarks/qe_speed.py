@@ -20,7 +20,6 @@ def main() -> None:
     from xlingua.bench.embed import _machine
     from xlingua.data.benchmarks import MLQE_PAIRS
     from xlingua.encoders.loading import load_encoder
-    from xlingua.encoders.manifest import models_root
     from xlingua.qe.train import read_pairs
     from xlingua.qe.load import load_qe
     from xlingua.score import score_texts
@@ -38,8 +37,7 @@ def main() -> None:
     data = read_pairs(MLQE_PAIRS, "dev", max(1, args.n // len(MLQE_PAIRS)))
     models = {"cosine": None}
     for spec in args.model:
-        path = models_root() / spec if (models_root() / spec).is_dir() else spec
-        models[spec] = load_qe(str(path), encoder)
+        models[spec] = load_qe(spec, encoder)  # a shipped name or a directory
 
     def embed(texts, lang=None):
         return encoder.encode(texts, lang=lang, batch_size=args.batch)

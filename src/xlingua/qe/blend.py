@@ -107,26 +107,20 @@ def fit_blend(root, partner: QEModel, encoder=None, data_dir=None, dev_rows: int
     partner into ROOT/partner and the choice into cross.json. Returns the blend record."""
     from xlingua.encoders.cache import CachedEncoder
     from xlingua.encoders.loading import load_encoder
+    from xlingua.encoders.manifest import same_vectors
     from xlingua.io import atomic_dir, write_text
     from xlingua.qe.cross import CONFIG
-    from xlingua.qe.train import load_split
+    from xlingua.qe.train import load_split, predict_split
 
     root = Path(root)
     model = load_cross(root)
     encoder = encoder or CachedEncoder(load_encoder(partner.base))
-    from xlingua.encoders.manifest import same_vectors
-
     if not same_vectors(encoder.fingerprint(), partner.fingerprint):
         raise ValueError(f"the partner reads the vectors of {partner.fingerprint}, but {partner.base!r} "
                          f"now loads {encoder.fingerprint()}")
     dev = load_split(encoder, model.pairs, "dev", dev_rows, data_dir)
-    groups = np.asarray(dev.groups)
     cross = model.cross_scores(dev.src, dev.tgt)
-    other = np.zeros(len(dev.gold))
-    for pair in model.pairs:
-        rows = np.flatnonzero(groups == pair)
-        other[rows] = partner.predict(dev.u[rows], dev.v[rows], [dev.src[i] for i in rows],
-                                      [dev.tgt[i] for i in rows], pair)
+    other = predict_split(partner, dev)
     tried = {w: mean_pearson(w * cross + (1 - w) * other, dev.gold, dev.groups) for w in WEIGHTS}
     best = max(WEIGHTS, key=lambda w: tried[w][0])
     mixed = best * cross + (1 - best) * other

@@ -107,6 +107,17 @@ def _predict(heads: dict, split: Split) -> np.ndarray:
     return out
 
 
+def predict_split(model, split: Split) -> np.ndarray:
+    """A QE model's scores of every row of `split`, each pair's rows scored as that pair."""
+    out = np.zeros(len(split.gold))
+    groups = np.asarray(split.groups)
+    for pair in dict.fromkeys(split.groups):
+        rows = np.flatnonzero(groups == pair)
+        out[rows] = model.predict(split.u[rows], split.v[rows], [split.src[i] for i in rows],
+                                  [split.tgt[i] for i in rows], pair)
+    return out
+
+
 def train(config: QEConfig, out: str | Path, encoder=None, data_dir=None, log=print) -> dict:
     """Write OUT/model (the chosen QEModel), OUT/report.json and OUT/report.md."""
     from xlingua.encoders.cache import CachedEncoder
@@ -199,13 +210,7 @@ def evaluate(model_dir: str | Path, split: str = "test20", encoder=None, data_di
         return {"split": split, "model": str(root), "qe": {"mean": mean, **per}}
     encoder = encoder or CachedEncoder(load_encoder(model.base))
     data = load_split(encoder, pairs, split, limit, data_dir)
-    groups = np.asarray(data.groups)
-    pred = np.zeros(len(data.gold))
-    for pair in pairs:
-        rows = np.flatnonzero(groups == pair)
-        pred[rows] = model.predict(data.u[rows], data.v[rows], [data.src[i] for i in rows],
-                                   [data.tgt[i] for i in rows], pair)
-    head = mean_pearson(pred, data.gold, data.groups)
+    head = mean_pearson(predict_split(model, data), data.gold, data.groups)
     cos = mean_pearson(paired_cosine(data.u, data.v), data.gold, data.groups)
     return {"split": split, "model": str(root), "qe": {"mean": head[0], **head[1]},
             "cosine": {"mean": cos[0], **cos[1]}}
