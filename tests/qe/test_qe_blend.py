@@ -103,3 +103,62 @@ def test_shipped_copy_reproduces_its_probe_scores_and_refuses_corruption(blended
     head.write_bytes(bytes(data))
     with pytest.raises(CorruptModelError, match="head.safetensors is corrupted"):
         load_qe(str(out), encoder)
+
+
+@pytest.fixture(scope="module")
+def own_encoder_blend(blended, tmp_path_factory):
+    """The same cross-encoder blended with heads on another encoder's vectors, pairs outside
+    training left to the heads on the caller's vectors (as qe-cross with xlingua-qe and qe-small)."""
+    import shutil
+
+    from xlingua.encoders.loading import load_encoder
+
+    root, base, encoder, unseen, _ = blended
+    here = tmp_path_factory.mktemp("own")
+    other = make_tiny_e5_dir(here / "other", ["▁", *"abcdefghijklmnopqrstuvwxyzäöüß"], seed=1, meta={"source": STAMP})
+    other_encoder = load_encoder(str(other))
+    train(QEConfig(base=str(other), pairs=("en-de",), held_out=(), candidates=("ridge",)), here / "heads",
+          encoder=other_encoder, data_dir=root, log=lambda *_: None)
+    partner = load_qe(str(here / "heads"))
+    shutil.copytree(root / "run" / "best", here / "best")
+    record = fit_blend(here / "best", partner, encoder=other_encoder, data_dir=root, log=lambda *_: None,
+                       unseen=unseen)
+    return here / "best", root, encoder, other_encoder, partner, unseen, record
+
+
+def test_a_partner_on_its_own_encoder_embeds_the_pair_itself(own_encoder_blend):
+    from xlingua.qe.load import qe_route_text
+
+    best, data, encoder, other_encoder, partner, unseen, record = own_encoder_blend
+    assert record["unseen_base"] == unseen.base != record["partner_base"] == partner.base
+    model = load_qe(str(best), encoder)  # the caller gives the unseen model's vectors
+    assert model.own_encoder and model.base == unseen.base
+    dev = load_split(encoder, ["en-de"], "dev", 0, data)
+    mine = load_split(other_encoder, ["en-de"], "dev", 0, data)
+    w = record["weight"]
+    by_hand = record["slope"] * (w * model.cross_scores(dev.src, dev.tgt)
+                                 + (1 - w) * partner.predict(mine.u, mine.v, dev.src, dev.tgt, "en-de")) + record["offset"]
+    np.testing.assert_allclose(model.predict(dev.u, dev.v, dev.src, dev.tgt, "en-de"), by_hand, rtol=1e-5, atol=1e-5)
+    assert record["dev"][str(w)] == max(record["dev"].values())
+    assert f"heads on {partner.base}'s vectors" in qe_route_text(model, "en-de")
+    src, tgt = ["le chat dort"], ["the cat sleeps"]
+    u, v = encoder.encode(src), encoder.encode(tgt)
+    assert model.route("fr-en") == unseen.route("fr-en") != CROSS
+    np.testing.assert_array_equal(model.predict(u, v, src, tgt, "fr-en"), unseen.predict(u, v, src, tgt, "fr-en"))
+    with pytest.raises(ValueError, match="reads the vectors of"):
+        load_qe(str(best), other_encoder)  # the partner's encoder is not the caller's
+
+
+def test_an_own_encoder_blend_ships_both_models_and_reproduces_its_probes(own_encoder_blend, tmp_path, monkeypatch):
+    from xlingua.encoders import overlay
+    from xlingua.qe.blend import load_cross
+    from xlingua.qe.ship import probe_scores, ship
+
+    best, data, encoder, *_ = own_encoder_blend
+    monkeypatch.setattr(overlay, "base_model_dir", lambda: data / "base")
+    out = tmp_path / "qe-cross"
+    manifest = ship(best, out, encoder=encoder)
+    assert {"partner/qe.json", "unseen/qe.json"} <= set(manifest["files"])
+    shipped = load_cross(out, "fp32")
+    assert shipped.own_encoder
+    np.testing.assert_allclose(probe_scores(shipped, encoder), manifest["probe_pairs"]["scores"], atol=1e-4)

@@ -1,6 +1,6 @@
 """The QE models shipped in the package (qe-cross, the default, and qe-small): their files load
-against their manifests, they read the default model's vectors on any of its paths, and they
-reproduce their recorded probe scores."""
+against their manifests, they read the default model's vectors on any of its paths (qe-cross's
+heads embed with xlingua-qe themselves), and they reproduce their recorded probe scores."""
 from __future__ import annotations
 
 import numpy as np
@@ -38,6 +38,8 @@ def test_the_default_qe_is_the_shipped_cross_encoder_and_reproduces_its_recorded
     enc = load_encoder("bundled:torch")  # the path the scores were recorded on, with the cross-encoder in fp32
     model = load_qe(None, enc)  # the default, its files checked
     assert isinstance(model, CrossQE) and model.base == "bundled"
-    assert model.route("en-de") == CROSS and model.route("fr-en") != CROSS  # unseen pairs: the heads
+    assert model.partner.base == "xlingua-qe" and model.own_encoder  # its heads read the QE-tuned encoder
+    assert model.unseen.info["pairs"] == model.pairs  # pairs outside training: qe-small's all-pairs head
+    assert model.route("en-de") == CROSS and model.route("fr-en") == model.unseen.route("fr-en") != CROSS
     np.testing.assert_allclose(probe_scores(load_cross(root, "fp32"), enc), manifest["probe_pairs"]["scores"],
                                atol=1e-3)

