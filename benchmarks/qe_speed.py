@@ -46,8 +46,8 @@ def main() -> None:
     cpu = dict(wall)
     groups = np.asarray(data.groups)
     slices = np.array_split(np.arange(len(data.gold)), args.rounds)
-    score_texts(embed, data.src[:8], data.tgt[:8], src_lang="en", tgt_lang="de",
-                qe=next(iter(m for m in models.values() if m), None))  # warm up
+    for model in models.values():  # warm up (loads what a model loads on first use, e.g. its heads' encoder)
+        score_texts(embed, data.src[:8], data.tgt[:8], src_lang="en", tgt_lang="de", qe=model)
     for r, rows in enumerate(slices):
         order = list(models)[r % len(models):] + list(models)[:r % len(models)]
         for name in order:
