@@ -15,7 +15,7 @@ def score_command(
     qe: bool = typer.Option(False, "--qe", help="Add a trained quality estimate (z-units of human judgement: 0 an average "
                             "translation, +1 one standard deviation better), from a head fitted on WMT20 MLQE-PE; "
                             "give --src-lang/--tgt-lang to use a trained pair's own head."),
-    qe_model: str = typer.Option(None, "--qe-model", help="QE model: a shipped name (qe-cross, the default; qe-small, heads on the sentence vectors only, about 2x faster) or a directory (`xlingua qe train` / `qe cross` run, shipped copy)."),
+    qe_model: str = typer.Option(None, "--qe-model", help="QE model: a shipped name (qe-cross, the default; qe-small, heads on the sentence vectors only, about 3x faster) or a directory (`xlingua qe train` / `qe cross` run, shipped copy)."),
     min_score: float = typer.Option(None, "--min-score", help="Also write the pairs scoring >= T (the last column: qe, else margin, else cosine) beside OUT: OUT.kept.tsv, or OUT.kept.src / OUT.kept.tgt."),
     src_lang: str = typer.Option(None, "--src-lang", help="Source language code (for encoders that use it, and --qe)."),
     tgt_lang: str = typer.Option(None, "--tgt-lang", help="Target language code."),

@@ -17,7 +17,7 @@ def serve_command(
     max_body: int = typer.Option(4_000_000, help="Bytes per request body."),
     max_queue: int = typer.Option(4096, help="Texts waiting for the model before requests get 429."),
     token_budget: int = typer.Option(16_384, help="Tokens per model call, across requests."),
-    qe_model: str = typer.Option(None, "--qe-model", help="QE model for /score's qe: a shipped name or a directory (default: the shipped qe-cross, for --model bundled; qe-small is about 2x faster)."),
+    qe_model: str = typer.Option(None, "--qe-model", help="QE model for /score's qe: a shipped name or a directory (default: the shipped qe-cross, for --model bundled; qe-small is about 3x faster)."),
 ):
     """Serve the model over HTTP: OpenAI and TEI compatible embeddings, score, align, mine, a page."""
     import uvicorn
