@@ -96,17 +96,6 @@ def _fit(per_pair: bool, kind: str, features: Features, train: Split, dev: Split
                            kind, features, grid, seed) for p in dict.fromkeys(train.groups)}
 
 
-def _predict(heads: dict, split: Split) -> np.ndarray:
-    out = np.zeros(len(split.gold), np.float64)
-    groups = np.asarray(split.groups)
-    for pair in dict.fromkeys(split.groups):
-        rows = np.flatnonzero(groups == pair)
-        head = heads.get(pair, heads.get(ANY))
-        out[rows] = head.predict(split.u[rows], split.v[rows], [split.src[i] for i in rows],
-                                 [split.tgt[i] for i in rows])
-    return out
-
-
 def predict_split(model, split: Split) -> np.ndarray:
     """A QE model's scores of every row of `split`, each pair's rows scored as that pair."""
     out = np.zeros(len(split.gold))
@@ -137,7 +126,7 @@ def train(config: QEConfig, out: str | Path, encoder=None, data_dir=None, log=pr
         per_pair, kind, features = CANDIDATES[name]
         t = time.time()
         fitted[name] = _fit(per_pair, kind, features, tr, dev, config.seed)
-        rows[name] = mean_pearson(_predict(fitted[name], dev), dev.gold, dev.groups)
+        rows[name] = mean_pearson(predict_split(QEModel(fitted[name], config.base, ""), dev), dev.gold, dev.groups)
         log(f"{name}: dev {rows[name][0]:.4f} ({time.time() - t:.0f} s)")
     chosen = max(config.candidates, key=lambda n: rows[n][0])
     per_pair, kind, features = CANDIDATES[chosen]
