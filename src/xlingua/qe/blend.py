@@ -130,12 +130,17 @@ def load_partner_encoder(partner: QEModel, precision: str = "fp32"):
     without a path), checked to give the vectors the heads were fitted on."""
     from xlingua.encoders.loading import load_encoder
 
-    named = ":" not in partner.base and not Path(partner.base).exists()
-    encoder = load_encoder(f"{partner.base}:torch" if named and precision == "fp32" else partner.base)
+    encoder = load_encoder(fp32_spec(partner.base) if precision == "fp32" else partner.base)
     if not same_vectors(encoder.fingerprint(), partner.fingerprint):
         raise ValueError(f"the QE heads read the vectors of {partner.fingerprint}, but {partner.base!r} "
                          f"now loads {encoder.fingerprint()}")
     return encoder
+
+
+def fp32_spec(base: str) -> str:
+    """A shipped name on its fp32 torch path (scores any CPU reproduces); other specs as given."""
+    named = ":" not in base and not Path(base).exists()
+    return f"{base}:torch" if named else base
 
 
 def _transformer_dir(root: Path) -> Path:
@@ -154,7 +159,6 @@ def fit_blend(root, partner: QEModel, encoder=None, data_dir=None, dev_rows: int
     cross.json. Returns the blend record."""
     from xlingua.encoders.cache import CachedEncoder
     from xlingua.encoders.loading import load_encoder
-    from xlingua.encoders.manifest import same_vectors
     from xlingua.io import atomic_dir, write_text
     from xlingua.qe.cross import CONFIG
     from xlingua.qe.train import load_split, predict_split

@@ -69,7 +69,7 @@ def ship_cross(source: Path, out: str | os.PathLike, encoder=None, base: Path | 
 
     from xlingua.encoders.loading import load_encoder
     from xlingua.encoders.overlay import ship_overlay
-    from xlingua.qe.blend import PARTNER, UNSEEN, load_cross
+    from xlingua.qe.blend import PARTNER, UNSEEN, fp32_spec, load_cross
     from xlingua.qe.cross import CONFIG, HEAD
 
     out = Path(out)
@@ -85,9 +85,7 @@ def ship_cross(source: Path, out: str | os.PathLike, encoder=None, base: Path | 
                 files += [f"{sub}/{name}" for name in QEModel.load(source / sub).save(_mkdir(tmp / sub))]
         shipped = load_cross(tmp, "fp32")  # the recorded scores do not depend on the CPU
         if shipped.fallback is not None and encoder is None:
-            # the fp32 torch path: recorded scores that any CPU can reproduce
-            named = ":" not in shipped.base and not Path(shipped.base).exists()
-            encoder = load_encoder(f"{shipped.base}:torch" if named else shipped.base)
+            encoder = load_encoder(fp32_spec(shipped.base))  # recorded scores that any CPU can reproduce
         manifest = {"format": FORMAT, "kind": "cross-qe", **file_records(tmp, files),
                     "fingerprint": shipped.fingerprint, "base": shipped.base,
                     "probe_pairs": {"pairs": [list(p) for p in PROBE_PAIRS],
