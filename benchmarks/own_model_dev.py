@@ -8,11 +8,16 @@ stsb_multi_mt dev (Spearman, per language) and WMT20 QE dev (Pearson).
     # WiSE-FT mixes start + alpha * (trained - start), alpha chosen on dev
     .venv/bin/python benchmarks/own_model_dev.py mix configs/train_own_model.yaml \
         runs/train/own_model/best --alphas 0.25,0.5,0.75,1 --out runs/own_model_mix
+    # an `xlingua extend` run: its directory stands for the config (the recipe its log records),
+    # mixed with the model it started from (new pieces included), held to today's default
+    .venv/bin/python benchmarks/own_model_dev.py mix runs/extend/tta-v2 runs/extend/tta-v2/best \
+        --start bundled --alphas 0.5,0.75,1 --out runs/extend/tta-v2-mix
 
 `mix` chooses the largest alpha whose dev figures all hold the start model's level, the gate of
 the evaluation table mirrored on dev: retrieval mean, stsb_multi_mt dev mean and QE dev not
 below the start's, and no stsb_multi_mt dev language more than 2 points below it. It writes
 OUT/alpha{A} for every alpha and OUT/dev.json; `xlingua ship OUT/alpha{A}` ships the choice.
+`--start` names the model the dev level is held to (default: the one training started from).
 Runs, mixes and scores already in OUT are reused, so an interrupted study continues.
 """
 from __future__ import annotations
@@ -25,7 +30,7 @@ from xlingua.encoders.loading import load_encoder
 from xlingua.encoders.bundled import model_dir
 from xlingua.evaluation import runner
 from xlingua.io import write_json
-from xlingua.training.config import load_config
+from xlingua.training.config import config_from_dict, load_config
 from xlingua.training.evaluate import DevEvaluator
 from xlingua.training.mix import mix_weights
 from xlingua.training.trainer import train
@@ -88,9 +93,30 @@ def ablation(args, table_path: Path, table: dict) -> None:
         write_json(table_path, table)
 
 
+def recipe(path: str):
+    """The training config of a YAML file, or the one a run directory's log.jsonl recorded."""
+    run = Path(path)
+    if not run.is_dir():
+        return load_config(run)
+    log = run / "log.jsonl"
+    first = {}
+    if log.exists():
+        with open(log, encoding="utf-8") as f:
+            first = json.loads(f.readline() or "{}")
+    if "config" not in first:
+        raise SystemExit(f"{log}: no recorded config on its first line; give the run's YAML instead")
+    return config_from_dict(first["config"], where=str(log))
+
+
+def start_dir(model: str) -> Path:
+    """The weights training started from: a model directory as it is, a shipped name's directory."""
+    name = model.split(":")[0]
+    return Path(name) if Path(name).is_dir() else model_dir(name)
+
+
 def mix(args, table_path: Path, table: dict, config) -> float | None:
     """Score every alpha's mix on dev; the chosen alpha (also recorded in OUT/dev.json)."""
-    base = model_dir(config.model.split(":")[0])
+    base = start_dir(config.model)
     for alpha in (float(a) for a in args.alphas.split(",")):
         name = f"alpha{alpha:g}"
         if name not in table:
@@ -108,22 +134,25 @@ def mix(args, table_path: Path, table: dict, config) -> float | None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("study", choices=("ablation", "mix"))
-    ap.add_argument("config")
+    ap.add_argument("config", help="a training YAML, or a run directory (the recipe its log.jsonl recorded)")
     ap.add_argument("model", nargs="?", help="mix: the trained model directory")
     ap.add_argument("--steps", type=int, default=240, help="ablation: optimizer steps per variant")
     ap.add_argument("--variants", default=",".join(VARIANTS), help="ablation: comma-separated; tasks joined by +")
     ap.add_argument("--alphas", default="0.25,0.5,0.75,1", help="mix: weights of the trained model")
     ap.add_argument("--limit", type=int, default=0, help="first N pairs per STS / QE dev set (0 = all; "
                     "stsb_multi_mt dev is ordered by genre, so a prefix is captions only)")
+    ap.add_argument("--start", help="the model whose dev level must hold (default: the one training started from)")
     ap.add_argument("--out", required=True)
     args = ap.parse_args()
     if args.study == "mix" and not args.model:
         ap.error("mix needs the trained model directory")
-    config = load_config(args.config)
+    config = recipe(args.config)
     table_path = Path(args.out) / "dev.json"
-    table = {k: v for k, v in _table(table_path).items() if isinstance(v, dict) and v.get("dev_limit") == args.limit}
+    start = args.start or config.model.split(":")[0]
+    table = {k: v for k, v in _table(table_path).items()
+             if isinstance(v, dict) and v.get("dev_limit") == args.limit and (k != "start" or v.get("model") == start)}
     if "start" not in table:  # scored on the default path, as every trained model below
-        table["start"] = {"steps": 0, **dev_scores(config.model.split(":")[0], config, args.limit)}
+        table["start"] = {"steps": 0, "model": start, **dev_scores(start, config, args.limit)}
         write_json(table_path, table)
     if args.study == "ablation":
         ablation(args, table_path, table)

@@ -1,0 +1,37 @@
+"""benchmarks/own_model_dev.py's inputs: a run directory stands for its training config (the
+recipe on the first line of its log), and the mix starts from a model directory as it is."""
+import json
+
+import pytest
+
+from tests.benchmark_script import load_benchmark
+
+D = load_benchmark("own_model_dev")
+
+RECIPE = {"model": "runs/x/start", "output_dir": "runs/x", "max_steps": 7, "lr": 1e-4,
+          "tasks": [{"name": "new", "objective": "laser3", "data": {"type": "general", "langs": ["dz"]}}],
+          "eval": {"general_langs": ["dz", "de"], "limit": 500, "select": "mean"}}
+
+
+def test_a_run_directory_gives_the_recipe_its_log_recorded(tmp_path):
+    run = tmp_path / "run"
+    run.mkdir()
+    lines = [{"step": 0, "config": RECIPE}, {"step": 10, "loss": 0.5}]
+    (run / "log.jsonl").write_text("".join(json.dumps(l) + "\n" for l in lines))
+    cfg = D.recipe(str(run))
+    assert (cfg.model, cfg.max_steps, cfg.lr) == ("runs/x/start", 7, 1e-4)
+    assert [t.name for t in cfg.tasks] == ["new"] and cfg.eval.general_langs == ["dz", "de"]
+
+
+def test_a_run_without_a_recorded_config_is_one_error_naming_its_log(tmp_path):
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "log.jsonl").write_text('{"step": 10, "loss": 0.5}\n')
+    with pytest.raises(SystemExit, match=r"run/log.jsonl: no recorded config"):
+        D.recipe(str(run))
+    with pytest.raises(SystemExit, match=r"log.jsonl: no recorded config"):
+        D.recipe(str(tmp_path))  # no log at all
+
+
+def test_the_mix_starts_from_a_model_directory_as_it_is(tmp_path):
+    assert D.start_dir(f"{tmp_path}:torch") == tmp_path
