@@ -81,7 +81,7 @@ def own_pairs(path, n=200):
 
 
 def options(tmp_path, model, **kw):
-    base = dict(langs=["xx"], out=str(tmp_path / "run"), model=str(model), mix=0.5, max_steps=80, lr=2e-3,
+    base = dict(langs=["xx"], out=str(tmp_path / "run"), model=str(model), mix=0.5, sts=0.0, max_steps=80, lr=2e-3,
                 batch_size=16, max_seq_length=48, eval_every=40, checkpoint_every=40, keep_dev=("de", "bho"),
                 precision="fp32", teacher_cache=str(tmp_path / "cache"))
     base.update(kw)
@@ -262,3 +262,28 @@ def test_extend_report_command_prints_and_writes_the_report(toy_shared, tmp_path
     assert rows[2].split() == ["xx", "100", f"{report['xx']['xx->en']:.1f}", f"{report['xx']['en->xx']:.1f}"]
     res = CliRunner().invoke(app, ["extend-report", "--lang", "klingon", "--model", str(model)])
     assert res.exit_code == 2 and "no general-corpus data for ['klingon']" in res.output
+
+
+def test_the_sts_share_adds_cosent_on_stsb_multi_mt_and_its_absence_is_one_line(toy_shared, tmp_path, monkeypatch):
+    from xlingua.data.examples import load_examples
+    from xlingua.training.extend.run import build_config, check
+
+    monkeypatch.delenv("XLINGUA_DATA", raising=False)
+    opts = options(tmp_path, "model", mix=0.3, sts=0.2)
+    with pytest.raises(FileNotFoundError, match="--sts trains on stsb_multi_mt: benchmark directory not found: .*--sts 0 trains without it"):
+        check(opts)
+    sts_dir = tmp_path / "shared" / "benchmarks" / "stsb_multi_mt"
+    sts_dir.mkdir(parents=True)
+    for lang, rows in {"de": ["Ein Hund läuft.,Ein Hund rennt.,4.5", "Ein Hund.,Ein Auto.,0.5"],
+                       "en": ["A dog walks.,A dog runs.,4.5", "A dog.,A car.,0.5"]}.items():
+        for split in ("train", "dev"):
+            (sts_dir / f"stsb-{lang}-{split}.csv").write_text("\n".join(rows) + "\n", encoding="utf-8")
+    check(opts)
+    tasks = {t.name: t for t in build_config(opts, ["xx"], {}, "model", "model", None).tasks}
+    assert {n: round(t.weight, 6) for n, t in tasks.items()} == {"new": 0.5, "keep": 0.3, "sts": 0.2}
+    assert tasks["sts"].objective == "cosent"
+    # every language's pairs, and each once more across languages, with their gold scores
+    examples = load_examples(tasks["sts"].data)
+    assert len(examples) == 8 and ("A dog walks.", "Ein Hund rennt.", 4.5) in examples
+    with pytest.raises(ValueError, match="--mix and --sts are shares"):
+        check(options(tmp_path, "model", mix=0.6, sts=0.4))

@@ -32,7 +32,8 @@ class ExtendOptions:
     out: str
     model: str = "bundled"
     pairs: str | None = None        # a user's xx<TAB>en file for the one language in `langs`
-    mix: float = 0.5                # share of steps on pairs of the model's original languages
+    mix: float = 0.3                # share of steps on pairs of the model's original languages
+    sts: float = 0.2                # share of steps on CoSENT over stsb_multi_mt train (graded similarity)
     max_minutes: float = 0.0        # training time, summed over resumes (0 = none)
     max_steps: int = 2000
     new_pieces: int = 0             # SentencePiece pieces to learn on the new languages (0 = none)
@@ -65,13 +66,21 @@ def check(opts: ExtendOptions) -> tuple[list[str], dict[str, str]]:
     from xlingua.data.general import read_own_pairs
     from xlingua.io import check_writable
 
-    if not 0.0 <= opts.mix < 1.0:
-        raise ValueError(f"--mix is the share of original-language pairs, in [0, 1); got {opts.mix}")
+    if not (0.0 <= opts.mix < 1.0 and 0.0 <= opts.sts < 1.0 and opts.mix + opts.sts < 1.0):
+        raise ValueError(f"--mix and --sts are shares of the steps, each >= 0 and together below 1 (the rest "
+                         f"trains the new languages); got {opts.mix} and {opts.sts}")
     if opts.new_pieces < 0 or opts.max_minutes < 0 or opts.pieces_lr < 0:
         raise ValueError("--new-pieces, --pieces-lr and --max-minutes cannot be negative")
     if opts.pieces_lr and not opts.new_pieces:
         raise ValueError("--pieces-lr is the rate of the new pieces' rows: it needs --new-pieces")
     langs = resolve_langs(opts.langs, opts.pairs)
+    if opts.sts:
+        from xlingua.data.benchmarks import stsb_multi_mt_langs
+
+        try:
+            stsb_multi_mt_langs()
+        except FileNotFoundError as e:
+            raise FileNotFoundError(f"--sts trains on stsb_multi_mt: {e}; --sts 0 trains without it") from None
     pair_files = {}
     if opts.pairs is not None:
         pair_files = {langs[0]: str(opts.pairs)}
@@ -124,8 +133,12 @@ def report_langs(opts: ExtendOptions, langs: list[str], pair_files: dict[str, st
 
 def build_config(opts: ExtendOptions, langs: list[str], pair_files: dict[str, str], student: str,
                  teacher: str, base_rows: int | None) -> TrainConfig:
-    """The trainer's recipe: a laser3 task on the new languages and, with `mix`, one on pairs of
-    the original languages, drawn in that proportion; the dev choice on the report's languages."""
+    """The trainer's recipe: a laser3 task on the new languages; with `mix`, one on pairs of the
+    original languages; with `sts`, CoSENT on stsb_multi_mt train (every language, and across
+    languages), the default model's own STS task, without which graded similarity drifts while
+    ranking sharpens the space. Tasks are drawn in those proportions; the dev choice watches the
+    report's languages."""
+    from xlingua.data.benchmarks import stsb_multi_mt_langs
     from xlingua.data.general import available
     from xlingua.encoders.bf16 import native_bf16
 
@@ -135,13 +148,16 @@ def build_config(opts: ExtendOptions, langs: list[str], pair_files: dict[str, st
     in_corpus = [l for l in langs if l in corpus]
     if in_corpus:
         data.insert(0, {"type": "general", "langs": in_corpus, "pair_files": pair_files})
-    tasks = [{"name": "new", "objective": "laser3", "data": data, "weight": 1.0 - opts.mix,
+    tasks = [{"name": "new", "objective": "laser3", "data": data, "weight": 1.0 - opts.mix - opts.sts,
               "temperature": opts.temperature, "options": options}]
     if opts.mix:
         keep = sorted(corpus - set(langs))
         tasks.append({"name": "keep", "objective": "laser3", "weight": opts.mix, "temperature": opts.temperature,
                       "data": {"type": "general", "langs": keep, "limit": opts.mix_per_lang, "pair_files": pair_files},
                       "options": options})
+    if opts.sts:
+        tasks.append({"name": "sts", "objective": "cosent", "weight": opts.sts, "options": {"scale": 20},
+                      "data": {"type": "stsb_multi_mt", "langs": stsb_multi_mt_langs(), "cross": True}})
     watched = report_langs(opts, langs, pair_files)
     recipe = {
         "model": student, "output_dir": str(opts.out), "tasks": tasks, "seed": opts.seed,
