@@ -287,3 +287,19 @@ def test_the_sts_share_adds_cosent_on_stsb_multi_mt_and_its_absence_is_one_line(
     assert len(examples) == 8 and ("A dog walks.", "Ein Hund rennt.", 4.5) in examples
     with pytest.raises(ValueError, match="--mix and --sts are shares"):
         check(options(tmp_path, "model", mix=0.6, sts=0.4))
+
+
+def test_a_users_pairs_alone_need_no_corpus_once_mix_and_sts_are_off(tmp_path, monkeypatch):
+    from xlingua.training.extend.run import build_config, check, report_langs
+
+    monkeypatch.setenv("XLINGUA_SHARED", str(tmp_path / "nothing"))
+    monkeypatch.delenv("XLINGUA_DATA", raising=False)
+    pairs = own_pairs(tmp_path / "mine.tsv")
+    opts = options(tmp_path, "model", langs=["qq"], pairs=str(pairs), mix=0.3, sts=0.0)
+    with pytest.raises(FileNotFoundError, match="--mix trains on the general corpus: .*--mix 0 trains without it"):
+        check(opts)
+    opts = options(tmp_path, "model", langs=["qq"], pairs=str(pairs), mix=0.0, sts=0.0)
+    langs, files = check(opts)
+    assert report_langs(opts, langs, files) == ["qq"]
+    config = build_config(opts, langs, files, "model", "model", None)
+    assert [(t.name, t.data) for t in config.tasks] == [("new", [{"type": "own_pairs", "path": str(pairs), "lang": "qq"}])]

@@ -74,6 +74,13 @@ def check(opts: ExtendOptions) -> tuple[list[str], dict[str, str]]:
     if opts.pieces_lr and not opts.new_pieces:
         raise ValueError("--pieces-lr is the rate of the new pieces' rows: it needs --new-pieces")
     langs = resolve_langs(opts.langs, opts.pairs)
+    if opts.mix:
+        from xlingua.data.general import available
+
+        try:
+            available()
+        except FileNotFoundError as e:
+            raise FileNotFoundError(f"--mix trains on the general corpus: {e}; --mix 0 trains without it") from None
     if opts.sts:
         from xlingua.data.benchmarks import stsb_multi_mt_langs
 
@@ -124,9 +131,9 @@ def extend(opts: ExtendOptions, echo: Callable[[str], None] = print, show_progre
 
 def report_langs(opts: ExtendOptions, langs: list[str], pair_files: dict[str, str]) -> list[str]:
     """The extension's languages and the watched original ones that have a dev slice here."""
-    from xlingua.data.general import dev_langs
+    from xlingua.data.general import dev_langs, general_root
 
-    have = dev_langs()
+    have = dev_langs() if general_root().is_dir() else {}  # a user's --pairs alone needs no corpus
     return [l for l in langs if l in pair_files or l in have] + \
            [l for l in opts.keep_dev if l in have and l not in langs]
 
@@ -139,10 +146,10 @@ def build_config(opts: ExtendOptions, langs: list[str], pair_files: dict[str, st
     ranking sharpens the space. Tasks are drawn in those proportions; the dev choice watches the
     report's languages."""
     from xlingua.data.benchmarks import stsb_multi_mt_langs
-    from xlingua.data.general import available
+    from xlingua.data.general import available, general_root
     from xlingua.encoders.bf16 import native_bf16
 
-    corpus = {l for ls in available().values() for l in ls}
+    corpus = {l for ls in available().values() for l in ls} if general_root().is_dir() else set()
     options = {"teacher": teacher, "teacher_cache": opts.teacher_cache}
     data = [{"type": "own_pairs", "path": path, "lang": lang} for lang, path in pair_files.items()]
     in_corpus = [l for l in langs if l in corpus]
