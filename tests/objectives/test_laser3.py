@@ -31,3 +31,18 @@ def test_laser3_is_registered_and_takes_its_options():
     task = Laser3Task(TaskConfig("new", "laser3", {}, options={"teacher": "t", "ranking_weight": 0.25,
                                                                "margin": 0.1}), [("x", "e", "xx")], 2)
     assert task.teacher == "t" and task.objective.ranking_weight == 0.25 and task.objective.rank.margin == 0.1
+
+
+def test_ranking_against_the_teacher_ranks_translations_against_its_english_and_leaves_the_students():
+    # xx->T logits [12, 16] (gold first) and [0, 20] (gold second); T->xx [12, 0] and [16, 20]
+    rank = ((log(1 + exp(4)) + log(1 + exp(-20))) / 2 + (log(1 + exp(-12)) + log(1 + exp(-4))) / 2) / 2
+    assert Laser3Loss(rank_against="teacher")(XX, EN, T).item() == pytest.approx(0.7 + rank, abs=1e-5)
+    # the student's English vectors get the distillation's gradient only
+    grads = []
+    for loss in (Laser3Loss(rank_against="teacher"), Laser3Loss(ranking_weight=0.0), Laser3Loss()):
+        en = EN.clone().requires_grad_()
+        loss(XX, en, T).backward()
+        grads.append(en.grad)
+    assert torch.allclose(grads[0], grads[1]) and not torch.allclose(grads[2], grads[1])
+    with pytest.raises(ValueError, match="rank_against is 'student' or 'teacher'"):
+        Laser3Loss(rank_against="both")

@@ -9,10 +9,13 @@ those languages in the mix keep them there (`xlingua extend`). Translation ranki
 2019, objectives.translation_ranking) on the same batch pushes each sentence away from the other
 translations in the batch, which retrieval needs and a pull towards one point alone does not give.
 
-    L = (D(M(t), T(s)) + w_en D(M(s), T(s))) / (1 + w_en) + w_rank R(M(t), M(s))
+    L = (D(M(t), T(s)) + w_en D(M(s), T(s))) / (1 + w_en) + w_rank R(M(t), E)
 
 s English, t its translation, T the frozen teacher, M the student, D the distillation distance
-(objectives.distillation: squared distance of unit vectors, or 1 - cos), R the ranking loss.
+(objectives.distillation: squared distance of unit vectors, or 1 - cos), R the ranking loss, E
+the English side ranked against: M(s) (`rank_against: student`) or, as in LASER3, where the
+English side is the teacher's, T(s) (`rank_against: teacher`): then ranking moves only the
+translations, and graded similarity among English sentences is left to the teacher's.
 """
 from __future__ import annotations
 
@@ -26,24 +29,29 @@ from xlingua.objectives.translation_ranking import TranslationRankingLoss
 
 class Laser3Loss(nn.Module):
     def __init__(self, metric: str = "mse", english_weight: float = 1.0, ranking_weight: float = 1.0,
-                 scale: float = 20.0, margin: float = 0.0):
+                 scale: float = 20.0, margin: float = 0.0, rank_against: str = "student"):
         super().__init__()
+        if rank_against not in ("student", "teacher"):
+            raise ValueError(f"rank_against is 'student' or 'teacher', got {rank_against!r}")
         self.distill = DistillationLoss(metric, english_weight)
         self.rank = TranslationRankingLoss(scale, margin)
         self.ranking_weight = ranking_weight
+        self.rank_against = rank_against
 
     def forward(self, translation: torch.Tensor, english: torch.Tensor, teacher_english: torch.Tensor) -> torch.Tensor:
         """translation: M(t) (n, d); english: M(s) (n, d); teacher_english: T(s) (n, d)."""
         loss = self.distill(translation, teacher_english, english)
         if self.ranking_weight:
-            loss = loss + self.ranking_weight * self.rank(translation, english)
+            side = teacher_english if self.rank_against == "teacher" else english
+            loss = loss + self.ranking_weight * self.rank(translation, side)
         return loss
 
 
 @register("laser3")
 class Laser3Task(DistillationTask):
     """Examples (xx, english, ...). Options: teacher (encoder spec; `xlingua extend` passes the
-    start model), teacher_cache, metric, english_weight, ranking_weight, scale, margin."""
+    start model), teacher_cache, metric, english_weight, ranking_weight, scale, margin,
+    rank_against."""
 
     loss_class = Laser3Loss
 

@@ -34,6 +34,7 @@ class ExtendOptions:
     pairs: str | None = None        # a user's xx<TAB>en file for the one language in `langs`
     mix: float = 0.3                # share of steps on pairs of the model's original languages
     sts: float = 0.2                # share of steps on CoSENT over stsb_multi_mt train (graded similarity)
+    rank_against: str = "student"   # the English side translations are ranked against (objectives.laser3)
     max_minutes: float = 0.0        # training time, summed over resumes (0 = none)
     max_steps: int = 2000
     new_pieces: int = 0             # SentencePiece pieces to learn on the new languages (0 = none)
@@ -151,6 +152,8 @@ def build_config(opts: ExtendOptions, langs: list[str], pair_files: dict[str, st
 
     corpus = {l for ls in available().values() for l in ls} if general_root().is_dir() else set()
     options = {"teacher": teacher, "teacher_cache": opts.teacher_cache}
+    if opts.rank_against != "student":
+        options["rank_against"] = opts.rank_against
     data = [{"type": "own_pairs", "path": path, "lang": lang} for lang, path in pair_files.items()]
     in_corpus = [l for l in langs if l in corpus]
     if in_corpus:
