@@ -303,3 +303,23 @@ def test_a_users_pairs_alone_need_no_corpus_once_mix_and_sts_are_off(tmp_path, m
     assert report_langs(opts, langs, files) == ["qq"]
     config = build_config(opts, langs, files, "model", "model", None)
     assert [(t.name, t.data) for t in config.tasks] == [("new", [{"type": "own_pairs", "path": str(pairs), "lang": "qq"}])]
+
+
+def test_by_default_translations_rank_against_the_teacher_and_distillation_alone_keeps_the_others(toy_shared, tmp_path):
+    from xlingua.training.extend.run import build_config
+
+    def options_of(**kw):
+        opts = options(tmp_path, "model", **kw)
+        return {t.name: t.options for t in build_config(opts, ["xx"], {}, "model", "teacher", None).tasks}
+
+    now = options_of(rank_against="teacher", keep_ranking=0.0)
+    assert now["new"]["rank_against"] == "teacher" and "ranking_weight" not in now["new"]
+    assert now["keep"]["rank_against"] == "teacher" and now["keep"]["ranking_weight"] == 0.0
+    # the recipe of runs made before these options: the same options as they recorded them, so they resume
+    before = {"teacher": "teacher", "teacher_cache": str(tmp_path / "cache")}
+    assert options_of(rank_against="student", keep_ranking=1.0) == {"new": before, "keep": before}
+    assert ExtendOptions(langs=["xx"], out="o").rank_against == "teacher"
+    with pytest.raises(ValueError, match="--rank-against is student or teacher"):
+        from xlingua.training.extend.run import check
+
+        check(options(tmp_path, "model", rank_against="english"))
