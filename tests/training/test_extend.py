@@ -153,6 +153,22 @@ def test_extend_with_new_pieces_keeps_the_original_rows(toy_shared, tmp_path):
         extend(options(tmp_path, start, new_pieces=80, max_steps=10), echo=lambda *_: None, show_progress=False)
 
 
+def test_rows_only_trains_the_new_rows_and_nothing_else(toy_shared, tmp_path):
+    from safetensors.torch import load_file
+
+    pieces = ["▁", *"abcdefghijklmnopqrstuvwxyzäöüß", "▁the", "▁a", "▁red", "▁cat", "▁dog", "▁and", "▁to", "▁runs"]
+    start = make_tiny_e5_dir(tmp_path / "tiny", pieces)
+    with pytest.raises(ValueError, match="--rows-only .* needs --new-pieces"):
+        extend(options(tmp_path, start, rows_only=True), echo=lambda *_: None, show_progress=False)
+    extend(options(tmp_path, start, new_pieces=60, max_steps=6, rows_only=True), echo=lambda *_: None,
+           show_progress=False)
+    before, after = (load_file(str(tmp_path / "run" / d / "model.safetensors")) for d in ("start", "final"))
+    n = 4 + len(pieces)
+    word = next(k for k in after if k.endswith("word_embeddings.weight"))
+    assert all(torch.equal(after[k], before[k]) for k in after if k != word)
+    assert torch.equal(after[word][:n], before[word][:n]) and not torch.equal(after[word][n:], before[word][n:])
+
+
 def test_the_extended_model_ships_as_an_overlay_on_its_base(toy_shared, tmp_path):
     from xlingua.encoders.overlay import ship_overlay
 

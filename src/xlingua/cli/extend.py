@@ -18,6 +18,7 @@ def extend_command(
     mix: float = typer.Option(0.3, "--mix", help="Share of steps on pairs of the model's original languages (general corpus), which keep them in place."),
     rank_against: str = typer.Option("teacher", "--rank-against", help="Rank translations against the English vectors of the frozen teacher (as LASER3) or of the student being trained, which lets ranking reshape English too."),
     keep_ranking: float = typer.Option(0.0, "--keep-ranking", help="Translation-ranking weight on the original languages' pairs (0: distillation alone holds them)."),
+    rows_only: bool = typer.Option(False, "--rows-only", help="Train the new pieces' rows alone (needs --new-pieces): text without a new piece embeds exactly as before; learns slowest."),
     sts: float = typer.Option(0.2, "--sts", help="Share of steps on CoSENT over stsb_multi_mt train, which keeps graded similarity (STS) in place; 0 = none."),
     max_minutes: float = typer.Option(0.0, "--max-minutes", help="Training-time budget, summed over resumes (0 = none)."),
     max_steps: int = typer.Option(2000, "--max-steps", help="Optimizer steps (the learning rate decays to 0 at the last)."),
@@ -31,6 +32,7 @@ def extend_command(
     from xlingua.training.extend.run import ExtendOptions, check, extend
 
     opts = ExtendOptions(langs=lang, out=str(out), model=model, pairs=None if pairs is None else str(pairs), mix=mix, sts=sts, rank_against=rank_against, keep_ranking=keep_ranking,
+                         rows_only=rows_only,
                          max_minutes=max_minutes, max_steps=max_steps, new_pieces=new_pieces, lr=lr,
                          pieces_lr=pieces_lr)
     check(opts)  # bad input fails here, before any model loads

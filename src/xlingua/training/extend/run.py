@@ -22,6 +22,8 @@ from xlingua.training.extend.report import LIMIT, dev_report, format_report
 START = "start"
 BEFORE = "dev_before.json"
 REPORT = "report.json"
+#: every parameter of a BERT encoder but its word embeddings (--rows-only freezes them)
+BODY = ("encoder.", "pooler", "embeddings.LayerNorm", "position_embeddings", "token_type_embeddings")
 #: what the teacher and the student are when the model is an e5-family spec: its fp32 torch path
 E5_PATHS = ("", "torch", "bf16", "onnx", "fast")
 
@@ -36,6 +38,7 @@ class ExtendOptions:
     sts: float = 0.2                # share of steps on CoSENT over stsb_multi_mt train (graded similarity)
     rank_against: str = "teacher"   # the English side translations are ranked against (objectives.laser3)
     keep_ranking: float = 0.0       # ranking weight on the original languages' pairs (distillation alone keeps them)
+    rows_only: bool = False         # train the new pieces' rows alone: nothing without a new piece changes
     max_minutes: float = 0.0        # training time, summed over resumes (0 = none)
     max_steps: int = 2000
     new_pieces: int = 0             # SentencePiece pieces to learn on the new languages (0 = none)
@@ -76,6 +79,8 @@ def check(opts: ExtendOptions) -> tuple[list[str], dict[str, str]]:
     if opts.rank_against not in ("student", "teacher") or opts.keep_ranking < 0:
         raise ValueError(f"--rank-against is student or teacher (got {opts.rank_against!r}) and --keep-ranking "
                          f"cannot be negative (got {opts.keep_ranking})")
+    if opts.rows_only and not opts.new_pieces:
+        raise ValueError("--rows-only trains the new pieces' rows alone: it needs --new-pieces")
     if opts.pieces_lr and not opts.new_pieces:
         raise ValueError("--pieces-lr is the rate of the new pieces' rows: it needs --new-pieces")
     langs = resolve_langs(opts.langs, opts.pairs)
@@ -188,6 +193,7 @@ def build_config(opts: ExtendOptions, langs: list[str], pair_files: dict[str, st
         # on e5-small like the default; with them only the new rows train
         **({"freeze_rows": {"word_embeddings": base_rows}, "rows_lr": opts.pieces_lr} if base_rows
            else {"freeze": ["word_embeddings"]}),
+        **({"freeze": list(BODY)} if opts.rows_only else {}),
         "eval": {"general_langs": [l for l in watched if l not in pair_files], "pair_files": pair_files,
                  "limit": LIMIT, "select": "mean"},
     }
