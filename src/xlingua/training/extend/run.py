@@ -76,9 +76,10 @@ def check(opts: ExtendOptions) -> tuple[list[str], dict[str, str]]:
                          f"trains the new languages); got {opts.mix} and {opts.sts}")
     if opts.new_pieces < 0 or opts.max_minutes < 0 or opts.pieces_lr < 0:
         raise ValueError("--new-pieces, --pieces-lr and --max-minutes cannot be negative")
-    if opts.rank_against not in ("student", "teacher") or opts.keep_ranking < 0:
-        raise ValueError(f"--rank-against is student or teacher (got {opts.rank_against!r}) and --keep-ranking "
-                         f"cannot be negative (got {opts.keep_ranking})")
+    if opts.rank_against not in ("student", "teacher"):
+        raise ValueError(f"--rank-against is student or teacher, got {opts.rank_against!r}")
+    if opts.keep_ranking < 0:
+        raise ValueError(f"--keep-ranking cannot be negative, got {opts.keep_ranking}")
     if opts.rows_only and not opts.new_pieces:
         raise ValueError("--rows-only trains the new pieces' rows alone: it needs --new-pieces")
     if opts.pieces_lr and not opts.new_pieces:
