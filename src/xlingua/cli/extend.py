@@ -31,8 +31,8 @@ def extend_command(
     after; rerun the same command to resume. Then use --model OUT/best anywhere."""
     from xlingua.training.extend.run import ExtendOptions, check, extend
 
-    opts = ExtendOptions(langs=lang, out=str(out), model=model, pairs=None if pairs is None else str(pairs), mix=mix, sts=sts, rank_against=rank_against, keep_ranking=keep_ranking,
-                         rows_only=rows_only,
+    opts = ExtendOptions(langs=lang, out=str(out), model=model, pairs=None if pairs is None else str(pairs), mix=mix,
+                         sts=sts, rank_against=rank_against, keep_ranking=keep_ranking, rows_only=rows_only,
                          max_minutes=max_minutes, max_steps=max_steps, new_pieces=new_pieces, lr=lr,
                          pieces_lr=pieces_lr)
     check(opts)  # bad input fails here, before any model loads

@@ -164,6 +164,8 @@ def build_config(opts: ExtendOptions, langs: list[str], pair_files: dict[str, st
 
     corpus = {l for ls in available().values() for l in ls} if general_root().is_dir() else set()
     options = {"teacher": teacher, "teacher_cache": opts.teacher_cache}
+    # laser3's own defaults (rank_against student, ranking weight 1) stay unnamed, as in the runs
+    # recorded before they were options, so that those runs resume
     if opts.rank_against != "student":
         options["rank_against"] = opts.rank_against
     data = [{"type": "own_pairs", "path": path, "lang": lang} for lang, path in pair_files.items()]
@@ -174,7 +176,6 @@ def build_config(opts: ExtendOptions, langs: list[str], pair_files: dict[str, st
               "temperature": opts.temperature, "options": options}]
     if opts.mix:
         keep = sorted(corpus - set(langs))
-        # laser3's own ranking weight (1) is left unnamed, as in runs recorded before it was an option
         keep_options = options if opts.keep_ranking == 1.0 else {**options, "ranking_weight": opts.keep_ranking}
         tasks.append({"name": "keep", "objective": "laser3", "weight": opts.mix, "temperature": opts.temperature,
                       "data": {"type": "general", "langs": keep, "limit": opts.mix_per_lang, "pair_files": pair_files},
