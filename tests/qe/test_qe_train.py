@@ -180,6 +180,32 @@ def test_evaluate_reports_the_model_and_cosine_per_pair(trained):
     assert result["qe"]["mean"] == pytest.approx(chosen["mean"], abs=1e-4)
 
 
+class NewDefault(ToyEncoder):
+    """What `bundled` loads after the default changed: the same name, other weights."""
+    name = "bundled:bf16"
+
+    def fingerprint(self):
+        return "xlingua-next:bf16|mean|None|True|512|1|0123456789abcdef"
+
+
+def test_heads_refuse_a_base_that_now_loads_other_weights(trained):
+    from xlingua.qe.load import load_qe
+    from xlingua.qe.train import evaluate
+
+    root, enc, _ = trained
+    model = root / "run" / "model"
+    want = (f"the QE model at {model} was fitted on the vectors of toy-encoder, but 'bundled' now loads "
+            "xlingua-next; fit it again on these (xlingua qe train -o OUT --set base=bundled)")
+    with pytest.raises(ValueError) as err:
+        load_qe(str(root / "run"), NewDefault())
+    assert str(err.value) == want
+    # `qe eval` too: it reads the base's vectors itself, so it must not score on the new ones
+    with pytest.raises(ValueError) as err:
+        evaluate(root / "run", "dev", encoder=NewDefault(), data_dir=root)
+    assert str(err.value) == want
+    assert load_qe(str(root / "run"), enc).base == "bundled"
+
+
 def test_ship_records_probe_scores_and_a_corrupted_copy_is_refused(tmp_path, tiny_qe):
     from xlingua.encoders.loading import load_encoder
     from xlingua.encoders.manifest import CorruptModelError

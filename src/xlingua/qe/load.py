@@ -25,10 +25,27 @@ def load_qe(path: str | None = None, encoder=None):
         root = root / "model"
     verify(root)
     model = load_cross(root) if is_cross(root) else QEModel.load(root)
-    if encoder is not None and model.fingerprint and not same_vectors(encoder.fingerprint(), model.fingerprint):
-        raise ValueError(f"the QE model at {root} reads the vectors of {model.base!r}; "
-                         f"use --model {model.base} with --qe (got {encoder.name})")
+    if encoder is not None:
+        check_vectors(model, encoder, root)
     return model
+
+
+def check_vectors(model, encoder, root) -> None:
+    """Refuse an encoder whose vectors are not those the heads were fitted on: another model, or
+    the base's own name now loading other weights (a new default under `bundled`)."""
+    if not model.fingerprint or same_vectors(encoder.fingerprint(), model.fingerprint):
+        return
+    if encoder.name.split(":")[0] == str(model.base).split(":")[0]:
+        raise ValueError(f"the QE model at {root} was fitted on the vectors of {_model_of(model.fingerprint)}, but "
+                         f"{model.base!r} now loads {_model_of(encoder.fingerprint())}; fit it again on these "
+                         f"(xlingua qe train -o OUT --set base={model.base})")
+    raise ValueError(f"the QE model at {root} reads the vectors of {model.base!r}; "
+                     f"use --model {model.base} with --qe (got {encoder.name})")
+
+
+def _model_of(fingerprint: str) -> str:
+    """The model an encoder fingerprint names (`xlingua-small:bf16|...` -> xlingua-small)."""
+    return fingerprint.partition("|")[0].split(":")[0]
 
 
 def qe_route_text(model, pair: str | None) -> str:

@@ -187,6 +187,7 @@ def evaluate(model_dir: str | Path, split: str = "test20", encoder=None, data_di
     from xlingua.encoders.loading import load_encoder
     from xlingua.encoders.manifest import verify
     from xlingua.qe.blend import is_cross, load_cross
+    from xlingua.qe.load import check_vectors
 
     root = Path(model_dir)
     root = root / "model" if (root / "model").is_dir() else root
@@ -198,6 +199,7 @@ def evaluate(model_dir: str | Path, split: str = "test20", encoder=None, data_di
         mean, per = mean_pearson(model.cross_scores(data.src, data.tgt), data.gold, data.groups)
         return {"split": split, "model": str(root), "qe": {"mean": mean, **per}}
     encoder = encoder or CachedEncoder(load_encoder(model.base))
+    check_vectors(model, encoder, root)
     if getattr(model, "own_encoder", False):  # a blend whose heads read another encoder: cache its vectors too
         from xlingua.qe.blend import load_partner_encoder
 
