@@ -107,10 +107,14 @@ def check_probes(encoder, manifest: dict, atol: float = 1e-4) -> float:
     return diff
 
 
+def model_of(fingerprint: str) -> str:
+    """The model an encoder fingerprint names, whatever its path (`xlingua-small:bf16|...` -> xlingua-small)."""
+    return fingerprint.partition("|")[0].split(":")[0]
+
+
 def same_vectors(a: str, b: str) -> bool:
     """Whether two encoder fingerprints name the same weights and pooling: `bundled` picks its
     path (torch, bf16, ct2) by CPU; those agree to within 1e-4 (int8 to cosine 0.995)."""
     def key(fp: str):
-        name, _, rest = fp.partition("|")
-        return name.split(":")[0], rest
+        return model_of(fp), fp.partition("|")[2]
     return a == b or key(a) == key(b)

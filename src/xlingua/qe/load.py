@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from xlingua.encoders.manifest import same_vectors
+from xlingua.encoders.manifest import model_of, same_vectors
 from xlingua.qe.blend import CROSS, is_cross, load_cross
 from xlingua.similarity.qe_head import ANY, QEModel
 
@@ -36,16 +36,11 @@ def check_vectors(model, encoder, root) -> None:
     if not model.fingerprint or same_vectors(encoder.fingerprint(), model.fingerprint):
         return
     if encoder.name.split(":")[0] == str(model.base).split(":")[0]:
-        raise ValueError(f"the QE model at {root} was fitted on the vectors of {_model_of(model.fingerprint)}, but "
-                         f"{model.base!r} now loads {_model_of(encoder.fingerprint())}; fit it again on these "
+        raise ValueError(f"the QE model at {root} was fitted on the vectors of {model_of(model.fingerprint)}, but "
+                         f"{model.base!r} now loads {model_of(encoder.fingerprint())}; fit it again on these "
                          f"(xlingua qe train -o OUT --set base={model.base})")
     raise ValueError(f"the QE model at {root} reads the vectors of {model.base!r}; "
                      f"use --model {model.base} with --qe (got {encoder.name})")
-
-
-def _model_of(fingerprint: str) -> str:
-    """The model an encoder fingerprint names (`xlingua-small:bf16|...` -> xlingua-small)."""
-    return fingerprint.partition("|")[0].split(":")[0]
 
 
 def qe_route_text(model, pair: str | None) -> str:
