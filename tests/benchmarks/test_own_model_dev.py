@@ -35,3 +35,12 @@ def test_a_run_without_a_recorded_config_is_one_error_naming_its_log(tmp_path):
 
 def test_the_mix_starts_from_a_model_directory_as_it_is(tmp_path):
     assert D.start_dir(f"{tmp_path}:torch") == tmp_path
+
+
+def test_the_mix_rule_names_each_figure_below_the_start():
+    start = {"retrieval_mean": 67.0, "stsb_multi_mt_dev": 83.9, "qe_dev": 0.3654, "sts_de": 84.5, "sts_zh": 84.6}
+    holds = {"retrieval_mean": 86.6, "stsb_multi_mt_dev": 84.4, "qe_dev": 0.3665, "sts_de": 82.6, "sts_zh": 85.0}
+    assert D.shortfalls(holds, start) == [] and D.holds_start(holds, start)  # de 1.9 down: within 2
+    short = {**holds, "qe_dev": 0.3609, "sts_zh": 82.5}
+    assert D.shortfalls(short, start) == ["qe_dev 0.361 < 0.365", "sts_zh 82.5 < 84.6 - 2"]
+    assert not D.holds_start(short, start)
