@@ -192,7 +192,7 @@ def overlay_dir(package: str | os.PathLike, base: Path | None = None, cache: Pat
     stamp = _stamp(manifest)
     return cached_dir(name or package.name, stamp,
                       lambda out, overwrite: _build(package, manifest, base, out, stamp, overwrite=overwrite),
-                      f"building {package.name} from e5-small and its {OVERLAY_FILE}", cache)
+                      f"building {package.name} from {on} and its {OVERLAY_FILE}", cache)
 
 
 def _base_dir(on: str, cache: Path | None = None) -> Path:
