@@ -46,3 +46,28 @@ def test_ranking_against_the_teacher_ranks_translations_against_its_english_and_
     assert torch.allclose(grads[0], grads[1]) and not torch.allclose(grads[2], grads[1])
     with pytest.raises(ValueError, match="rank_against is 'student' or 'teacher'"):
         Laser3Loss(rank_against="both")
+
+
+def test_without_the_students_english_pass_the_teachers_vectors_stand_in_and_the_english_side_is_not_embedded():
+    from xlingua.training.config import TaskConfig
+
+    calls = []
+
+    def model(texts):
+        calls.append(list(texts))
+        return {"embedding": XX if texts[0].startswith("x") else EN}
+
+    def task(**options):
+        t = Laser3Task(TaskConfig("new", "laser3", {}, options={"teacher": "t", **options}),
+                       [("x1", "e1"), ("x2", "e2")], 2)
+        t._row, t._vectors = {"e1": 0, "e2": 1}, T
+        return t
+
+    batch = [("x1", "e1"), ("x2", "e2")]
+    assert task().loss(model, batch).item() == pytest.approx(Laser3Loss()(XX, EN, T).item())
+    assert calls == [["x1", "x2"], ["e1", "e2"]]
+    calls.clear()
+    skipped = task(student_english=False, rank_against="teacher")
+    assert not skipped.student_english and skipped.objective.rank_against == "teacher"
+    assert skipped.loss(model, batch).item() == pytest.approx(Laser3Loss(rank_against="teacher")(XX, T, T).item())
+    assert calls == [["x1", "x2"]]

@@ -167,6 +167,9 @@ def test_rows_only_trains_the_new_rows_and_nothing_else(toy_shared, tmp_path):
     word = next(k for k in after if k.endswith("word_embeddings.weight"))
     assert all(torch.equal(after[k], before[k]) for k in after if k != word)
     assert torch.equal(after[word][:n], before[word][:n]) and not torch.equal(after[word][n:], before[word][n:])
+    # English holds no new piece, so the teacher's English vectors stand in for the student's pass
+    log = [json.loads(l) for l in (tmp_path / "run" / "log.jsonl").read_text().splitlines()]
+    assert all(t["options"]["student_english"] is False for t in log[0]["config"]["tasks"])
 
 
 def test_the_extended_model_ships_as_an_overlay_on_its_base(toy_shared, tmp_path):

@@ -16,8 +16,14 @@ s English, t its translation, T the frozen teacher, M the student, D the distill
 the English side ranked against: M(s) (`rank_against: student`) or, as in LASER3, where the
 English side is the teacher's, T(s) (`rank_against: teacher`): then ranking moves only the
 translations, and graded similarity among English sentences is left to the teacher's.
+
+When only the new pieces' rows train (`xlingua extend --rows-only`), English text, which holds no
+new piece, embeds exactly as the teacher's: `student_english: false` then takes M(s) = T(s) and
+skips the student's pass over the English side, which would teach nothing (half of each step).
 """
 from __future__ import annotations
+
+from dataclasses import replace
 
 import torch
 from torch import nn
@@ -51,12 +57,17 @@ class Laser3Loss(nn.Module):
 class Laser3Task(DistillationTask):
     """Examples (xx, english, ...). Options: teacher (encoder spec; `xlingua extend` passes the
     start model), teacher_cache, metric, english_weight, ranking_weight, scale, margin,
-    rank_against."""
+    rank_against, student_english (false: the teacher's English vectors stand for the student's)."""
 
     loss_class = Laser3Loss
+
+    def __init__(self, config, examples, dim):
+        opts = dict(config.options)
+        self.student_english = bool(opts.pop("student_english", True))
+        super().__init__(replace(config, options=opts), examples, dim)
 
     def loss(self, model, batch, indices=None):
         target = self._vectors[[self._row[e[1]] for e in batch]]
         xx = model([e[0] for e in batch])["embedding"]
-        en = model([e[1] for e in batch])["embedding"]
+        en = model([e[1] for e in batch])["embedding"] if self.student_english else target.to(xx.dtype)
         return self.objective(xx, en, target)

@@ -168,6 +168,8 @@ def build_config(opts: ExtendOptions, langs: list[str], pair_files: dict[str, st
     # recorded before they were options, so that those runs resume
     if opts.rank_against != "student":
         options["rank_against"] = opts.rank_against
+    if opts.rows_only:  # English holds no new piece: it embeds as the teacher's, so skip its pass
+        options["student_english"] = False
     data = [{"type": "own_pairs", "path": path, "lang": lang} for lang, path in pair_files.items()]
     in_corpus = [l for l in langs if l in corpus]
     if in_corpus:
