@@ -11,7 +11,7 @@ import torch
 from tests.tiny_models import make_tiny_e5_dir
 from tests.training.conftest import make_tiny_model_dir
 from xlingua.encoders.hf import TransformerEncoder
-from xlingua.encoders.new_pieces import add_pieces, learn_pieces, piece_splitter, text_scripts, written_in
+from xlingua.encoders.new_pieces import add_pieces, learn_pieces, piece_splitter, spared, text_scripts, written_in
 
 PIECES = ["▁", "a", "b", "c", "▁a", "▁ab", "ab", "bc"]  # scores -1.00, -1.01, ... in this order
 
@@ -93,3 +93,17 @@ def test_only_pieces_in_the_texts_own_scripts_are_kept():
     pieces = [("▁ⵜⴰ", -1.0), ("Basque", -1.0), ("▁1893", -1.0), ("“ⵜ", -1.0), ("ⵉⵛ", -2.0), ("▁لِ", -3.0), ("▁", -4.0)]
     assert written_in(pieces, {"Tfng", "Arab"}) == [("▁ⵜⴰ", -1.0), ("ⵉⵛ", -2.0), ("▁لِ", -3.0)]  # kasra: inherited
     assert written_in(pieces, {"Latn"}) == [("Basque", -1.0)]
+
+
+def test_spared_drops_the_pieces_a_known_text_would_use_round_by_round_until_it_splits_as_before(tmp_path):
+    enc = TransformerEncoder(make_tiny_e5_dir(tmp_path / "tiny", PIECES, spare_rows=2))
+    known = ["abca", "ab c"]
+    before = enc.tokenizer.content_ids(known)
+    pieces = [("▁abca", -0.1), ("▁abc", -0.5), ("▁cab", -0.3), ("ⵣa", -2.0), ("▁a", -0.1)]
+    # round 1: "▁abca" takes "abca"; without it, round 2: "▁abc" + "a" (-1.51) beats the old
+    # "▁ab" + "c" + "a" (-3.09); then nothing new fits the known text. "▁a" is not new.
+    assert spared(enc.tokenizer, pieces, known) == [("▁cab", -0.3), ("ⵣa", -2.0)]
+    assert spared(enc.tokenizer, pieces, []) == pieces[:4]
+    add_pieces(enc, spared(enc.tokenizer, pieces, known))
+    assert enc.tokenizer.content_ids(known) == before
+    assert enc.tokenizer.content_ids(["cab"]) == [[ids_of(enc)["▁cab"]]]

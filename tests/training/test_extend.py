@@ -153,6 +153,27 @@ def test_extend_with_new_pieces_keeps_the_original_rows(toy_shared, tmp_path):
         extend(options(tmp_path, start, new_pieces=80, max_steps=10), echo=lambda *_: None, show_progress=False)
 
 
+def test_spare_known_keeps_the_original_languages_split_as_before_and_still_adds_pieces(toy_shared, tmp_path):
+    pieces = ["▁", *"abcdefghijklmnopqrstuvwxyzäöüß", "▁the", "▁a", "▁red", "▁cat", "▁dog", "▁and", "▁to", "▁runs"]
+    start = make_tiny_e5_dir(tmp_path / "tiny", pieces)
+    with pytest.raises(ValueError, match="--spare-known .* needs --new-pieces"):
+        extend(options(tmp_path, start, spare_known=True), echo=lambda *_: None, show_progress=False)
+    known = [p.text for p in read_general(["de", "bho"])]  # the kept languages, in xx's script
+    base = load_encoder(str(start)).tokenizer.content_ids(known)
+    lines = []
+    for out, spare in (("plain", False), ("spare", True)):
+        extend(options(tmp_path, start, out=str(tmp_path / out), new_pieces=60, max_steps=2, spare_known=spare,
+                       rows_only=True), echo=lines.append, show_progress=False)
+    plain, spare = (load_encoder(str(tmp_path / d / "start")) for d in ("plain", "spare"))
+    added = lambda enc: len(json.loads(enc.tokenizer.json)["model"]["vocab"]) - 4 - len(pieces)  # noqa: E731
+    assert plain.tokenizer.content_ids(known) != base  # German would read some of xx's pieces
+    assert spare.tokenizer.content_ids(known) == base
+    assert 0 < added(spare) < added(plain)
+    xx = [p.text for p in read_general(["xx"])]
+    assert sum(map(len, spare.tokenizer.content_ids(xx))) < sum(map(len, load_encoder(str(start)).tokenizer.content_ids(xx)))
+    assert any(l.endswith("would use them") and l.split()[0] == str(added(plain) - added(spare)) for l in lines)
+
+
 def test_rows_only_trains_the_new_rows_and_nothing_else(toy_shared, tmp_path):
     from safetensors.torch import load_file
 

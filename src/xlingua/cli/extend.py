@@ -23,6 +23,7 @@ def extend_command(
     max_minutes: float = typer.Option(0.0, "--max-minutes", help="Training-time budget, summed over resumes (0 = none)."),
     max_steps: int = typer.Option(2000, "--max-steps", help="Optimizer steps (the learning rate decays to 0 at the last)."),
     new_pieces: int = typer.Option(0, "--new-pieces", help="Learn N SentencePiece pieces on the new languages and add those the tokenizer lacks (0 = none)."),
+    spare_known: bool = typer.Option(False, "--spare-known", help="Drop the new pieces that the original languages' training text in the same scripts would use: that text splits (and, with --rows-only, embeds) exactly as before."),
     lr: float = typer.Option(5e-5, "--lr", help="Peak learning rate."),
     pieces_lr: float = typer.Option(0.0, "--pieces-lr", help="Peak learning rate of the new pieces' embedding rows, which start as averages of their characters (0 = --lr)."),
 ):
@@ -34,7 +35,7 @@ def extend_command(
     opts = ExtendOptions(langs=lang, out=str(out), model=model, pairs=None if pairs is None else str(pairs), mix=mix,
                          sts=sts, rank_against=rank_against, keep_ranking=keep_ranking, rows_only=rows_only,
                          max_minutes=max_minutes, max_steps=max_steps, new_pieces=new_pieces, lr=lr,
-                         pieces_lr=pieces_lr)
+                         pieces_lr=pieces_lr, spare_known=spare_known)
     check(opts)  # bad input fails here, before any model loads
     extend(opts, echo=typer.echo)
 

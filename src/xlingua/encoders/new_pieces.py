@@ -73,6 +73,27 @@ def written_in(pieces: Sequence[tuple[str, float]], scripts: set[str]) -> list[t
     return out
 
 
+def spared(tok: E5Tokenizer, pieces: Sequence[tuple[str, float]], texts: Sequence[str],
+           max_rounds: int = 20) -> list[tuple[str, float]]:
+    """The `pieces` less those `tok` extended with them would use on `texts`, dropped round by
+    round until none is used: then every text of `texts` splits exactly as `tok` splits it (the
+    best split with the new pieces uses none of them, so it is the best without them), and a model
+    whose new rows alone train embeds those texts as before. For a script the model already reads
+    (Arabic script) this keeps the languages that write it, whose text is `texts`, where they were."""
+    spec = json.loads(tok.json)
+    first = len(spec["model"]["vocab"])
+    kept = [p for p in pieces if p[0] not in {q for q, _ in spec["model"]["vocab"]}]
+    for _ in range(max_rounds):
+        if not kept:
+            return kept
+        ext = E5Tokenizer(json.dumps(with_pieces(spec, kept), ensure_ascii=False), tok.table, tok.prefix)
+        used = {i - first for ids in ext.content_ids(texts) for i in ids if i >= first}
+        if not used:
+            return kept
+        kept = [p for i, p in enumerate(kept) if i not in used]
+    raise RuntimeError(f"new pieces still used on the spared text after {max_rounds} rounds")
+
+
 def piece_splitter(tok: E5Tokenizer) -> Callable[[str], list[int | str]]:
     """A function giving the parts `tok` reads a piece as: the ids of its known runs (a whole
     word's pieces when the piece starts with "▁") and, in their places, the characters no piece

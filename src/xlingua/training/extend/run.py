@@ -42,6 +42,7 @@ class ExtendOptions:
     max_minutes: float = 0.0        # training time, summed over resumes (0 = none)
     max_steps: int = 2000
     new_pieces: int = 0             # SentencePiece pieces to learn on the new languages (0 = none)
+    spare_known: bool = False       # drop new pieces the original languages' text would use
     lr: float = 5e-5
     pieces_lr: float = 0.0          # peak rate of the new pieces' rows (0 = lr)
     batch_size: int = 32
@@ -82,6 +83,8 @@ def check(opts: ExtendOptions) -> tuple[list[str], dict[str, str]]:
         raise ValueError(f"--keep-ranking cannot be negative, got {opts.keep_ranking}")
     if opts.rows_only and not opts.new_pieces:
         raise ValueError("--rows-only trains the new pieces' rows alone: it needs --new-pieces")
+    if opts.spare_known and not opts.new_pieces:
+        raise ValueError("--spare-known chooses among the new pieces: it needs --new-pieces")
     if opts.pieces_lr and not opts.new_pieces:
         raise ValueError("--pieces-lr is the rate of the new pieces' rows: it needs --new-pieces")
     langs = resolve_langs(opts.langs, opts.pairs)
@@ -210,9 +213,10 @@ def start_with_pieces(opts: ExtendOptions, langs: list[str], pair_files: dict[st
     pieces learned on the languages' training text; made once, then reused as it is."""
     from xlingua.data.general import available, read_general, read_own_pairs
     from xlingua.encoders.loading import load_encoder
-    from xlingua.encoders.new_pieces import add_pieces, learn_pieces, piece_count, text_scripts, written_in
+    from xlingua.encoders.new_pieces import add_pieces, learn_pieces, piece_count, spared, text_scripts, written_in
 
-    made_for = {"model": spec, "new_pieces": opts.new_pieces, "langs": langs, "pair_files": pair_files}
+    made_for = {"model": spec, "new_pieces": opts.new_pieces, "langs": langs, "pair_files": pair_files,
+                **({"spare_known": True} if opts.spare_known else {})}
     meta_file = path / "xlingua.json"
     if meta_file.exists():
         meta = json.loads(meta_file.read_text(encoding="utf-8"))
@@ -227,11 +231,30 @@ def start_with_pieces(opts: ExtendOptions, langs: list[str], pair_files: dict[st
     texts = [p.text for p in read_general(in_corpus, pair_files=pair_files)] if in_corpus else []
     texts += [p.text for lang, f in pair_files.items() for p in read_own_pairs(f, lang)]
     scripts = text_scripts(texts)
-    ids = add_pieces(encoder, written_in(learn_pieces(texts, opts.new_pieces, encoder.tokenizer.table), scripts))
+    pieces = written_in(learn_pieces(texts, opts.new_pieces, encoder.tokenizer.table), scripts)
+    if opts.spare_known:
+        known = known_text(sorted(corpus - set(langs)), scripts)
+        have = {p for p, _ in json.loads(encoder.tokenizer.json)["model"]["vocab"]}
+        pieces = [p for p in pieces if p[0] not in have]
+        was = len(pieces)
+        pieces = spared(encoder.tokenizer, pieces, known)
+        echo(f"{was - len(pieces):,} new pieces dropped: {len(known):,} training sentences of the original "
+             f"languages in {', '.join(sorted(scripts))} would use them")
+    ids = add_pieces(encoder, pieces)
     encoder.save(path, made_for=made_for, base_rows=base_rows, added_pieces=len(ids), scripts=sorted(scripts))
     echo(f"{len(ids):,} new pieces in {', '.join(sorted(scripts))} (of {opts.new_pieces:,} learned on "
          f"{len(texts):,} sentences) -> {path}")
     return str(path), base_rows
+
+
+def known_text(langs: list[str], scripts: set[str]) -> list[str]:
+    """The training sentences of `langs` (general corpus) holding a character of `scripts`."""
+    import regex
+
+    from xlingua.data.general import read_general
+
+    has = regex.compile("[" + "".join(f"\\p{{sc={s}}}" for s in sorted(scripts)) + "]")
+    return [p.text for p in read_general(langs) if has.search(p.text)] if langs else []
 
 
 def _before(opts: ExtendOptions, langs: list[str], pair_files: dict[str, str], out: Path) -> dict:
