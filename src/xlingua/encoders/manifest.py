@@ -112,9 +112,27 @@ def model_of(fingerprint: str) -> str:
     return fingerprint.partition("|")[0].split(":")[0]
 
 
+def reads_as(fingerprint: str) -> str | None:
+    """The fingerprint of the shipped model that a model shipped on it with nothing but new
+    pieces' rows (`xlingua extend --rows-only`, then `xlingua ship --on`) reads every other text
+    as, exactly: its body and the original pieces' rows are that model's. None for any other model."""
+    name = model_of(fingerprint)
+    manifest = read_manifest(models_root() / name) if name and "/" not in name else None
+    if not manifest or not manifest.get("rows_from") or list(manifest.get("tensors", [])) != list(manifest["rows_from"]):
+        return None
+    head, _, rest = fingerprint.partition("|")
+    opts = rest.rsplit("|", 2)[0]
+    base = manifest["base"]
+    return f"{manifest['base_model']}{head[len(name):]}|{opts}|{base['conversion']}|{base['sha256'][:16]}"
+
+
 def same_vectors(a: str, b: str) -> bool:
-    """Whether two encoder fingerprints name the same weights and pooling: `bundled` picks its
-    path (torch, bf16, ct2) by CPU; those agree to within 1e-4 (int8 to cosine 0.995)."""
+    """Whether two encoder fingerprints give the same vectors for what one was fitted on: the same
+    weights and pooling (`bundled` picks its path, torch, bf16 or ct2, by CPU; those agree to
+    within 1e-4, int8 to cosine 0.995), or a model that adds new pieces' rows alone to the other
+    (`reads_as`), which embeds every text without its new pieces as the other does."""
     def key(fp: str):
         return model_of(fp), fp.partition("|")[2]
-    return a == b or key(a) == key(b)
+    if a == b or key(a) == key(b):
+        return True
+    return any(base is not None and key(base) == key(other) for base, other in ((reads_as(a), b), (reads_as(b), a)))

@@ -1,0 +1,41 @@
+"""What fitted heads may read: a model that adds new pieces' rows alone to a shipped model reads
+every other text as that model, so heads fitted on its vectors hold; any other change does not."""
+import json
+
+import pytest
+
+from xlingua.encoders import manifest as manifest_mod
+from xlingua.encoders.manifest import FORMAT, reads_as, same_vectors
+
+ROWS = "embeddings.word_embeddings.weight"
+SMALL = "xlingua-small:torch|mean|None|True|512|1|de60e15feb2ae0c6"
+
+
+@pytest.fixture
+def models(tmp_path, monkeypatch):
+    monkeypatch.setattr(manifest_mod, "models_root", lambda: tmp_path)
+
+    def ship(name, tensors, sha="de60e15feb2ae0c6" + "0" * 48, rows=True):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "manifest.json").write_text(json.dumps({
+            "format": FORMAT, "base_model": "xlingua-small", "base": {"conversion": 1, "sha256": sha},
+            "tensors": tensors, **({"rows_from": {ROWS: 250037}} if rows else {})}))
+    return ship
+
+
+def test_a_rows_only_extension_reads_as_its_base_on_any_path(models):
+    models("xlingua-xt", [ROWS])
+    ext = "xlingua-xt:bf16|mean|None|True|512|1|0123456789abcdef"
+    assert reads_as(ext) == "xlingua-small:bf16|mean|None|True|512|1|de60e15feb2ae0c6"
+    assert same_vectors(ext, SMALL) and same_vectors(SMALL, ext)
+    assert not same_vectors(ext, "e5-small:torch|mean|None|True|512|1|de60e15feb2ae0c6")
+    assert not same_vectors(ext.replace("|mean|", "|cls|"), SMALL)  # another pooling reads otherwise
+    assert reads_as(SMALL) is None and reads_as("/some/dir|mean|None|True|512|1|0123456789abcdef") is None
+
+
+def test_an_extension_that_changed_more_or_another_base_does_not(models):
+    models("xlingua-body", [ROWS, "pooler.dense.bias"])
+    models("xlingua-norows", ["pooler.dense.bias"], rows=False)
+    models("xlingua-other", [ROWS], sha="0123456789abcdef" + "0" * 48)
+    for name in ("xlingua-body", "xlingua-norows", "xlingua-other"):
+        assert not same_vectors(f"{name}:torch|mean|None|True|512|1|0123456789abcdef", SMALL), name
