@@ -15,10 +15,10 @@ SMALL = "xlingua-small:torch|mean|None|True|512|1|de60e15feb2ae0c6"
 def models(tmp_path, monkeypatch):
     monkeypatch.setattr(manifest_mod, "models_root", lambda: tmp_path)
 
-    def ship(name, tensors, sha="de60e15feb2ae0c6" + "0" * 48, rows=True):
+    def ship(name, tensors, sha="de60e15feb2ae0c6" + "0" * 48, rows=True, on="xlingua-small"):
         (tmp_path / name).mkdir()
         (tmp_path / name / "manifest.json").write_text(json.dumps({
-            "format": FORMAT, "base_model": "xlingua-small", "base": {"conversion": 1, "sha256": sha},
+            "format": FORMAT, "base_model": on, "base": {"conversion": 1, "sha256": sha},
             "tensors": tensors, **({"rows_from": {ROWS: 250037}} if rows else {})}))
     return ship
 
@@ -31,6 +31,10 @@ def test_a_rows_only_extension_reads_as_its_base_on_any_path(models):
     assert not same_vectors(ext, "e5-small:torch|mean|None|True|512|1|de60e15feb2ae0c6")
     assert not same_vectors(ext.replace("|mean|", "|cls|"), SMALL)  # another pooling reads otherwise
     assert reads_as(SMALL) is None and reads_as("/some/dir|mean|None|True|512|1|0123456789abcdef") is None
+    # rows added to that model in turn read as it, so as xlingua-small too
+    models("xlingua-xt2", [ROWS], sha="0123456789abcdef" + "0" * 48, on="xlingua-xt")
+    assert same_vectors("xlingua-xt2:torch|mean|None|True|512|1|fedcba9876543210", SMALL)
+    assert same_vectors("xlingua-xt2:torch|mean|None|True|512|1|fedcba9876543210", ext)
 
 
 def test_an_extension_that_changed_more_or_another_base_does_not(models):

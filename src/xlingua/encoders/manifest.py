@@ -129,10 +129,14 @@ def reads_as(fingerprint: str) -> str | None:
 def same_vectors(a: str, b: str) -> bool:
     """Whether two encoder fingerprints give the same vectors for what one was fitted on: the same
     weights and pooling (`bundled` picks its path, torch, bf16 or ct2, by CPU; those agree to
-    within 1e-4, int8 to cosine 0.995), or a model that adds new pieces' rows alone to the other
-    (`reads_as`), which embeds every text without its new pieces as the other does."""
+    within 1e-4, int8 to cosine 0.995), or a model that adds new pieces' rows alone to the other,
+    or to a model that does (`reads_as`): it embeds every text without its new pieces as the other."""
     def key(fp: str):
         return model_of(fp), fp.partition("|")[2]
-    if a == b or key(a) == key(b):
-        return True
-    return any(base is not None and key(base) == key(other) for base, other in ((reads_as(a), b), (reads_as(b), a)))
+
+    def chain(fp: str) -> list:  # the model, the one it reads as, and so on down
+        out = [key(fp)]
+        while (fp := reads_as(fp)) is not None and len(out) < 16:
+            out.append(key(fp))
+        return out
+    return a == b or bool(set(chain(a)) & set(chain(b)))
