@@ -178,6 +178,6 @@ def _packaged(name: str, **options) -> StaticEncoder:
 
 
 for _name in PACKAGED:
-    register_spec(_name, "static token vectors from bundled's teacher, trained on parallel pairs, shipped inside "
-                         "the package (checksum-verified): a fast first pass over huge corpora",
+    register_spec(_name, "static token vectors distilled from xlingua-small (e5's tokenizer), trained on parallel "
+                         "pairs, shipped inside the package (checksum-verified): a fast first pass over huge corpora",
                   package=_name)(partial(_packaged, _name))
