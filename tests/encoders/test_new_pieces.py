@@ -104,6 +104,8 @@ def test_spared_drops_the_pieces_a_known_text_would_use_round_by_round_until_it_
     # "▁ab" + "c" + "a" (-3.09); then nothing new fits the known text. "▁a" is not new.
     assert spared(enc.tokenizer, pieces, known) == [("▁cab", -0.3), ("ⵣa", -2.0)]
     assert spared(enc.tokenizer, pieces, []) == pieces[:4]
+    # a character the tokenizer splits off alone in a known text keeps every piece holding it out
+    assert spared(enc.tokenizer, pieces, ["ⵣb"]) == [("▁abca", -0.1), ("▁abc", -0.5), ("▁cab", -0.3)]
     add_pieces(enc, spared(enc.tokenizer, pieces, known))
     assert enc.tokenizer.content_ids(known) == before
     assert enc.tokenizer.content_ids(["cab"]) == [[ids_of(enc)["▁cab"]]]

@@ -83,6 +83,11 @@ def spared(tok: E5Tokenizer, pieces: Sequence[tuple[str, float]], texts: Sequenc
     spec = json.loads(tok.json)
     first = len(spec["model"]["vocab"])
     kept = [p for p in pieces if p[0] not in {q for q, _ in spec["model"]["vocab"]}]
+    # a character of `texts` that no piece holds is split off alone; a new piece holding it would
+    # end that, whether or not the piece itself is then used
+    known = {c for q, _ in spec["model"]["vocab"] for c in q}
+    alone = {c for t in texts for c in t.translate(tok.table)} - known
+    kept = [p for p in kept if not alone.intersection(p[0])]
     for _ in range(max_rounds):
         if not kept:
             return kept
