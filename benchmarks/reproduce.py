@@ -175,6 +175,7 @@ class Comparison:
     jobs: list = field(default_factory=list)
     claims: list = field(default_factory=list)
     data: dict = field(default_factory=dict)   # {placeholder: writer(path)} files the recipes read
+    precision: str = "fp32"  # every run trained and every model read in it (in_precision)
 
 
 def _mean(values) -> float:
@@ -758,7 +759,8 @@ def train_run(p: Planned, runner=execute) -> dict:
 
 
 #: the encoder spec a run's final model (or the start model) is evaluated through, by precision
-EVAL_SPECS = {"fp32": ("{}", {START: START}), "bf16": ("bf16:{}", {START: "e5-small:bf16"})}
+EVAL_SPECS = {"fp32": ("{}", {START: START}),
+              "bf16": ("bf16:{}", {START: "e5-small:bf16", "bundled": "bundled:bf16"})}
 
 
 def eval_model(e: Eval, planned: dict[str, Planned], precision: str = "fp32") -> str:
@@ -777,7 +779,7 @@ def in_precision(comp: "Comparison", precision: str) -> "Comparison":
     if precision == "fp32":
         return comp
     runs = [replace(r, overrides={**r.overrides, "precision": precision}) for r in comp.runs]
-    return replace(comp, runs=runs)
+    return replace(comp, runs=runs, precision=precision)
 
 
 def _job_marker(job: Job, paper_dir: Path) -> tuple[Path, str]:
@@ -805,7 +807,7 @@ def collect(comp: Comparison, paper_dir: Path, planned: dict[str, Planned]) -> d
     results = {}
     for e in comp.evals:
         path = paper_dir / "eval" / f"{e.name}.json"
-        if eval_done(path, eval_model(e, planned)):
+        if eval_done(path, eval_model(e, planned, comp.precision)):
             results[e.name] = json.loads(path.read_text(encoding="utf-8"))
     for job in comp.jobs:
         out = Path(fill(job.output, {"dir": paper_dir})) if job.output else None
@@ -839,7 +841,7 @@ def reproduce(paper: str, root: Path = DEFAULT_ROOT, dry_run: bool = False, dev_
     trained = all(p.state in ("done", "blocked") for p in runs)
     if trained and not dev_only:
         for e in comp.evals:
-            model = eval_model(e, planned, precision)
+            model = eval_model(e, planned, comp.precision)
             if e.model in planned and planned[e.model].state == "blocked":
                 continue
             out = paper_dir / "eval" / f"{e.name}.json"
@@ -952,9 +954,10 @@ def describe_plan(comp: Comparison, runs: list[Planned], shared: dict, paper_dir
             cost = None if n is None else n / SENTENCES_PER_SECOND
             total += cost or 0.0
             out = paper_dir / "eval" / f"{e.name}.json"
-            lines.append(f"  {e.name:16} {'done' if eval_done(out, eval_model(e, planned)) else 'new':7} "
+            model = eval_model(e, planned, comp.precision)
+            lines.append(f"  {e.name:16} {'done' if eval_done(out, model) else 'new':7} "
                          f"{'?' if n is None else f'{n:,}'} sentences, ~{_hours(cost)}")
-            lines.append(f"  {'':16} $ xlingua {' '.join(eval_command(eval_model(e, planned), e, out))}")
+            lines.append(f"  {'':16} $ xlingua {' '.join(eval_command(model, e, out))}")
     lines.append(f"claims: {len(comp.claims)}; estimated time still to spend: ~{_hours(total)} "
                  "(on the 2-core CPU of docs/results.md; a GPU takes a fraction of it)")
     return "\n".join(lines)

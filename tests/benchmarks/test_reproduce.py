@@ -185,9 +185,11 @@ def test_the_papers_comparisons_run_at_equal_compute_with_a_repeated_seed(tmp_pa
                     assert ref.source in evals, f"{name}: {claim.name} reads {ref.source}, which nothing writes"
 
 
-def test_a_comparison_evaluates_once_every_run_is_done_and_a_rerun_runs_nothing(toy, tmp_path):
+@pytest.mark.parametrize("precision", ["fp32", "bf16"])
+def test_a_comparison_evaluates_once_every_run_is_done_and_a_rerun_runs_nothing(toy, tmp_path, precision):
     """reproduce() end to end with a stand-in for the CLI: training writes what `xlingua train`
-    writes (log, final/), evaluation writes a result; the table holds the verdict."""
+    writes (log, final/), evaluation writes a result; the table holds the verdict, in either
+    precision (the results are read back under the model spec they were written with)."""
     figure = {"a": 80.0, "a_seed1": 79.0, "b": 75.0}
     calls = []
 
@@ -210,7 +212,8 @@ def test_a_comparison_evaluates_once_every_run_is_done_and_a_rerun_runs_nothing(
     comp = R.Comparison("toy", "toy", [toy_run(toy, "a"), toy_run(toy, "a_seed1", seed=1), toy_run(toy, "b")],
                         [R.Eval(n, n, ("t",)) for n in ("a", "a_seed1", "b")],
                         claims=[R.Claim("a beats b", R.Ref("a", m), R.Ref("b", m), 0.0, ("a", "a_seed1"))])
-    table = R.reproduce("toy", tmp_path, comparison=comp, configs=toy["configs"], runner=cli, echo=lambda *a: None)
+    table = R.reproduce("toy", tmp_path, comparison=comp, configs=toy["configs"], runner=cli, echo=lambda *a: None,
+                        precision=precision)
     assert calls == ["train", "train", "train", "eval", "eval", "eval"]  # evaluation sets read after all training
     (claim,) = table["claims"]
     assert (claim["diff"], claim["noise"], claim["verdict"]) == (5.0, 1.0, "reproduced")
@@ -218,7 +221,8 @@ def test_a_comparison_evaluates_once_every_run_is_done_and_a_rerun_runs_nothing(
     assert "| a beats b | accuracy | 80.00 (a) | 75.00 (b) | +5.00 | > 0 | 1.00 | reproduced |" in \
         (tmp_path / "toy" / "table.md").read_text()
     calls.clear()
-    R.reproduce("toy", tmp_path, comparison=comp, configs=toy["configs"], runner=cli, echo=lambda *a: None)
+    R.reproduce("toy", tmp_path, comparison=comp, configs=toy["configs"], runner=cli, echo=lambda *a: None,
+                precision=precision)
     assert calls == []
 
     # dev only: training, no evaluation set read
@@ -237,6 +241,7 @@ def test_bf16_trains_every_run_and_reads_every_model_in_bf16(toy, tmp_path):
     assert {p.recipe["precision"] for p in runs} == {"bf16"}  # equal compute: one precision for all
     planned = {p.run.name: p for p in runs}
     assert R.eval_model(same.evals[0], planned, "bf16") == "e5-small:bf16"
+    assert R.eval_model(R.Eval("default", "bundled", ("t",)), planned, "bf16") == "bundled:bf16"
     assert R.eval_model(same.evals[1], planned, "bf16") == f"bf16:{planned['a'].dir / 'final'}"
     assert R.eval_model(same.evals[1], planned) == str(planned["a"].dir / "final")
     assert R.in_precision(comp, "fp32") is comp
