@@ -109,3 +109,17 @@ def test_spared_drops_the_pieces_a_known_text_would_use_round_by_round_until_it_
     add_pieces(enc, spared(enc.tokenizer, pieces, known))
     assert enc.tokenizer.content_ids(known) == before
     assert enc.tokenizer.content_ids(["cab"]) == [[ids_of(enc)["▁cab"]]]
+
+
+def test_resplit_finds_the_texts_the_new_pieces_split_differently_and_counts_the_pieces(tmp_path):
+    from xlingua.encoders.new_pieces import resplit
+
+    enc = TransformerEncoder(make_tiny_e5_dir(tmp_path / "tiny", PIECES, spare_rows=2))
+    old = enc.tokenizer
+    add_pieces(enc, [("▁cab", -0.3), ("▁abc", -0.5)])
+    texts = ["ab c", "cab cab", "bc", "abc ab"]
+    changed, used = resplit(old, enc.tokenizer, texts)
+    assert changed == [1, 3]  # "ab c" and "bc" hold neither new piece
+    assert used == {"▁cab": 2, "▁abc": 1}
+    with pytest.raises(ValueError, match="not the first with pieces appended"):
+        resplit(enc.tokenizer, old, texts)

@@ -99,6 +99,22 @@ def spared(tok: E5Tokenizer, pieces: Sequence[tuple[str, float]], texts: Sequenc
     raise RuntimeError(f"new pieces still used on the spared text after {max_rounds} rounds")
 
 
+def resplit(old: E5Tokenizer, new: E5Tokenizer, texts: Sequence[str]) -> tuple[list[int], Counter]:
+    """(indices of `texts` that `new`, `old` with pieces appended, splits differently; how often
+    each appended piece is used in them). A model whose new rows alone trained embeds every
+    other text exactly as before, so these are the texts it can move."""
+    first = len(json.loads(old.json)["model"]["vocab"])
+    vocab = [p for p, _ in json.loads(new.json)["model"]["vocab"]]
+    if vocab[:first] != [p for p, _ in json.loads(old.json)["model"]["vocab"]]:
+        raise ValueError("the second tokenizer is not the first with pieces appended")
+    changed, used = [], Counter()
+    for i, (a, b) in enumerate(zip(old.content_ids(texts), new.content_ids(texts))):
+        if a != b:
+            changed.append(i)
+            used.update(vocab[t] for t in b if t >= first)
+    return changed, used
+
+
 def piece_splitter(tok: E5Tokenizer) -> Callable[[str], list[int | str]]:
     """A function giving the parts `tok` reads a piece as: the ids of its known runs (a whole
     word's pieces when the piece starts with "▁") and, in their places, the characters no piece
