@@ -12,11 +12,10 @@ pieces each language uses most.
 """
 import argparse
 
-import regex
-
 
 def main(argv=None) -> int:
     from xlingua.data.general import dev_langs, read_general
+    from xlingua.data.scripts import any_char_of
     from xlingua.encoders.loading import load_encoder
     from xlingua.encoders.new_pieces import resplit
 
@@ -28,7 +27,7 @@ def main(argv=None) -> int:
     ap.add_argument("--top", type=int, default=3, help="how many of each language's pieces used most to print")
     args = ap.parse_args(argv)
     old, new = load_encoder(args.old).tokenizer, load_encoder(args.new).tokenizer
-    has = regex.compile("[" + "".join(f"\\p{{sc={s}}}" for s in args.script) + "]") if args.script else None
+    has = any_char_of(args.script) if args.script else None
     print(f"| language | dev sentences{' in ' + ', '.join(args.script) if args.script else ''} "
           "| split differently | share | new pieces used most |")
     print("|---|---:|---:|---:|---|")

@@ -70,3 +70,14 @@ def test_check_script_passes():
     check_script(ENGLISH + ["Привет"] * 30, "en", "en.txt")          # 46 of 226 letters: over a fifth
     check_script(["123", "!?"], "zh", "digits.txt")                   # no letters: nothing to judge
     check_script(ENGLISH, "yo", "en.txt")                             # not a checked language
+
+
+def test_any_char_of_finds_any_character_of_the_scripts_digits_included():
+    from xlingua.data.scripts import any_char_of
+
+    arabic = any_char_of({"Arabic"})
+    assert arabic.search("page ٣")  # an Arabic-Indic digit alone counts
+    assert arabic.search("كتاب")
+    assert not arabic.search("book 3, ⵣ")
+    both = any_char_of(["Tifinagh", "Tibetan"])
+    assert both.search("ⵣ") and both.search("ཀ") and not both.search("كتاب")

@@ -43,6 +43,12 @@ def _script_pattern(script: str):
     return regex.compile(rf"(?=[\p{{L}}\p{{M}}])[{parts}]")
 
 
+def any_char_of(scripts) -> "regex.Pattern":
+    """A pattern matching any character of the Unicode `scripts` (letters, marks, digits,
+    punctuation of their own): a text it finds something in holds one of them."""
+    return regex.compile("[" + "".join(rf"\p{{sc={s}}}" for s in sorted(scripts)) + "]")
+
+
 def script_share(text: str, script: str) -> float | None:
     """Share of the letters of `text` that are in `script` (None when it has no letters)."""
     letters = len(_LETTER.findall(text))

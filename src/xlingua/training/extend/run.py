@@ -249,11 +249,10 @@ def start_with_pieces(opts: ExtendOptions, langs: list[str], pair_files: dict[st
 
 def known_text(langs: list[str], scripts: set[str]) -> list[str]:
     """The training sentences of `langs` (general corpus) holding a character of `scripts`."""
-    import regex
-
     from xlingua.data.general import read_general
+    from xlingua.data.scripts import any_char_of
 
-    has = regex.compile("[" + "".join(f"\\p{{sc={s}}}" for s in sorted(scripts)) + "]")
+    has = any_char_of(scripts)
     return [p.text for p in read_general(langs) if has.search(p.text)] if langs else []
 
 
