@@ -208,3 +208,12 @@ def test_subset_option_is_all_or_comma_separated_names():
 
     assert Task.subset({"subset": "all"}, ("a", "b", "c")) == ("a", "b", "c")
     assert Task.subset({"subset": "b, c"}, ("a", "b", "c")) == ("b", "c")
+
+
+def test_the_result_records_the_command_that_made_it():
+    from xlingua.evaluation.runner import invocation
+
+    assert invocation(["/venv/bin/xlingua", "eval", "-m", "bundled", "sts"]) == "xlingua eval -m bundled sts"
+    assert invocation(["/src/xlingua/cli.py", "eval", "sts"]) == "xlingua eval sts"  # python -m xlingua.cli
+    assert invocation(["benchmarks/meaning.py", "--base", "xlingua-small"]) == \
+        "python benchmarks/meaning.py --base xlingua-small"

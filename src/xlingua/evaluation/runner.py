@@ -65,6 +65,14 @@ def check(task_specs: list[str], limit: int | None) -> list[str]:
     return names
 
 
+def invocation(argv: list[str] | None = None) -> str:
+    """The command line that ran this: `xlingua ...` from the CLI, `python SCRIPT ...` from a
+    script (a benchmark calling the runner), so the result file says how to make it again."""
+    argv = sys.argv if argv is None else argv
+    script = bool(argv) and argv[0].endswith(".py") and Path(argv[0]).parent.name != "xlingua"  # not `-m xlingua.cli`
+    return " ".join([*(["python", argv[0]] if script else ["xlingua"]), *argv[1:]])
+
+
 def run(encoder: Encoder, task_specs: list[str], *, model: str | None = None, limit: int | None = None,
         data_dir: str | None = None, options: list[str] | None = None, output: str | None = None,
         out_dir: str | None = None, batch_size: int = 64, show_progress: bool = True,
@@ -77,7 +85,7 @@ def run(encoder: Encoder, task_specs: list[str], *, model: str | None = None, li
     result = {"model": model or encoder.name, "encoder": encoder.name, "fingerprint": encoder.fingerprint(),
               "dim": encoder.dim, "limit": limit, "data_dir": data_dir,
               "date": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-              "machine": machine(), "command": " ".join(["xlingua", *sys.argv[1:]]), "complete": False,
+              "machine": machine(), "command": invocation(), "complete": False,
               "tasks": {}}
     for spec, name in zip(task_specs, names):
         task = get_task(name)
