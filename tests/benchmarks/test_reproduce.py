@@ -247,3 +247,26 @@ def test_bf16_trains_every_run_and_reads_every_model_in_bf16(toy, tmp_path):
     assert R.in_precision(comp, "fp32") is comp
     with pytest.raises(R.PlanError, match="precision must be one of"):
         R.in_precision(comp, "fp16")
+
+
+def test_the_dueam_tatoeba_measure_reads_a_real_tatoeba_result_leaving_the_training_languages_out(tmp_path):
+    """The measure averages the rows the tatoeba task writes, by the keys it writes them under."""
+    import numpy as np
+
+    from xlingua.evaluation import runner
+    from xlingua.mining.toy import CharNgramEncoder
+
+    root = tmp_path / "bench" / "tatoeba"
+    root.mkdir(parents=True)
+    for lang in ("deu", "fra", "nld"):
+        for side in (lang, "eng"):
+            (root / f"tatoeba.{lang}-eng.{side}").write_text(
+                "".join(f"{side} sentence {i} {'x' * i}\n" for i in range(5)), encoding="utf-8")
+    res = runner.run(CharNgramEncoder(), ["tatoeba:all"], data_dir=str(tmp_path / "bench"), show_progress=False,
+                     echo=lambda *_: None)
+    (claim_sts, claim_tatoeba) = R.dueam().claims
+    outside = claim_tatoeba.a.measure
+    rows = res["tasks"]["tatoeba:all"]["rows"]
+    expected = np.mean([(rows[l]["cosine xx-en"] + rows[l]["cosine en-xx"]) / 2 for l in ("nld",)])
+    assert set(rows) == {"deu", "fra", "nld"}
+    assert outside.value(res) == pytest.approx(expected)  # deu and fra are training pairs: left out
