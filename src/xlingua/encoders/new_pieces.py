@@ -103,9 +103,10 @@ def resplit(old: E5Tokenizer, new: E5Tokenizer, texts: Sequence[str]) -> tuple[l
     """(indices of `texts` that `new`, `old` with pieces appended, splits differently; how often
     each appended piece is used in them). A model whose new rows alone trained embeds every
     other text exactly as before, so these are the texts it can move."""
-    first = len(json.loads(old.json)["model"]["vocab"])
+    before = [p for p, _ in json.loads(old.json)["model"]["vocab"]]
     vocab = [p for p, _ in json.loads(new.json)["model"]["vocab"]]
-    if vocab[:first] != [p for p, _ in json.loads(old.json)["model"]["vocab"]]:
+    first = len(before)
+    if vocab[:first] != before:
         raise ValueError("the second tokenizer is not the first with pieces appended")
     changed, used = [], Counter()
     for i, (a, b) in enumerate(zip(old.content_ids(texts), new.content_ids(texts))):
