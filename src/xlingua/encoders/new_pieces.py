@@ -81,11 +81,12 @@ def spared(tok: E5Tokenizer, pieces: Sequence[tuple[str, float]], texts: Sequenc
     whose new rows alone train embeds those texts as before. For a script the model already reads
     (Arabic script) this keeps the languages that write it, whose text is `texts`, where they were."""
     spec = json.loads(tok.json)
+    have = {q for q, _ in spec["model"]["vocab"]}
     first = len(spec["model"]["vocab"])
-    kept = [p for p in pieces if p[0] not in {q for q, _ in spec["model"]["vocab"]}]
+    kept = [p for p in pieces if p[0] not in have]
     # a character of `texts` that no piece holds is split off alone; a new piece holding it would
     # end that, whether or not the piece itself is then used
-    known = {c for q, _ in spec["model"]["vocab"] for c in q}
+    known = {c for q in have for c in q}
     alone = {c for t in texts for c in t.translate(tok.table)} - known
     kept = [p for p in kept if not alone.intersection(p[0])]
     for _ in range(max_rounds):
