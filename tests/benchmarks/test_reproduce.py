@@ -270,3 +270,17 @@ def test_the_dueam_tatoeba_measure_reads_a_real_tatoeba_result_leaving_the_train
     expected = np.mean([(rows[l]["cosine xx-en"] + rows[l]["cosine en-xx"]) / 2 for l in ("nld",)])
     assert set(rows) == {"deu", "fra", "nld"}
     assert outside.value(res) == pytest.approx(expected)  # deu and fra are training pairs: left out
+
+
+def test_an_eval_is_done_only_with_the_options_it_was_planned_with(tmp_path):
+    """A result made without `--opt tatoeba.bertscore=true` does not stand for one made with it
+    (the options are read back from the command the result records)."""
+    out = tmp_path / "e.json"
+    R._write_json(out, {"model": "m", "complete": True,
+                        "command": "xlingua eval -m m tatoeba:all -o e.json --opt tatoeba.bertscore=true"})
+    assert R.eval_done(out, "m", ("tatoeba.bertscore=true",))
+    assert not R.eval_done(out, "m")
+    assert not R.eval_done(out, "m", ("tatoeba.bertscore=true", "seed=1"))
+    assert not R.eval_done(out, "other", ("tatoeba.bertscore=true",))
+    R._write_json(out, {"model": "m", "complete": True, "command": "xlingua eval -m m tatoeba:all -o e.json"})
+    assert R.eval_done(out, "m") and not R.eval_done(out, "m", ("tatoeba.bertscore=true",))

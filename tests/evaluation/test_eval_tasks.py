@@ -60,6 +60,38 @@ def test_tatoeba_known_accuracies(toy):
     assert any("absent from the data" in n for n in t["notes"])
 
 
+class WordTokens(LookupEncoder):
+    """Pooled vectors from the table; token embeddings one-hot per word (BERTScore 1 between
+    sentences of the same words, ~0 between sentences sharing none)."""
+
+    def encode_tokens(self, texts, layer=None, content_only=False):
+        vocab = sorted({w for t in texts for w in t.split()} | {"a", "b", "c", "d", "e", "f"})
+        return [np.eye(len(vocab), dtype=np.float32)[[vocab.index(w) for w in t.split()]] for t in texts]
+
+
+def test_tatoeba_bertscore_retrieves_by_tokens(tmp_path):
+    # pooled vectors swap pairs 0 and 1 (cosine gets 1 of 3 right); the words match exactly
+    xx, en = ["a b", "c d", "e f"], ["b a", "d c", "f e"]
+    _write(tmp_path / "tatoeba" / "tatoeba.deu-eng.deu", xx)
+    _write(tmp_path / "tatoeba" / "tatoeba.deu-eng.eng", en)
+    table = {xx[0]: one_hot(1, 3), xx[1]: one_hot(0, 3), xx[2]: one_hot(2, 3)}
+    table.update({e: one_hot(i, 3) for i, e in enumerate(en)})
+    enc = WordTokens(table, dim=3)
+    res = runner.run(enc, ["tatoeba:deu"], data_dir=str(tmp_path), options=["tatoeba.bertscore=true"],
+                     show_progress=False, echo=lambda *_: None)["tasks"]["tatoeba:deu"]
+    assert res["rows"]["deu"]["cosine xx-en"] == pytest.approx(100 / 3)
+    for method in ("bertscore", "bertscore-inbatch"):
+        assert res["rows"]["deu"][f"{method} xx-en"] == pytest.approx(100.0)
+        assert res["summary"][f"acc {method} en-xx"] == pytest.approx(100.0)
+    assert res["config"]["bertscore"] is True
+    plain = runner.run(enc, ["tatoeba:deu"], data_dir=str(tmp_path), show_progress=False,
+                       echo=lambda *_: None)["tasks"]["tatoeba:deu"]
+    assert "acc bertscore xx-en" not in plain["summary"]
+    with pytest.raises(ValueError, match="gives no token embeddings"):
+        runner.run(LookupEncoder(table, dim=3), ["tatoeba:deu"], data_dir=str(tmp_path),
+                   options=["tatoeba.bertscore=1"], show_progress=False, echo=lambda *_: None)
+
+
 def test_limit_and_subset_and_options(toy):
     root, enc = toy
     res = runner.run(enc, ["tatoeba:fra"], data_dir=str(root), limit=3, options=["alpha=0.25"],
@@ -215,5 +247,6 @@ def test_the_result_records_the_command_that_made_it():
 
     assert invocation(["/venv/bin/xlingua", "eval", "-m", "bundled", "sts"]) == "xlingua eval -m bundled sts"
     assert invocation(["/src/xlingua/cli.py", "eval", "sts"]) == "xlingua eval sts"  # python -m xlingua.cli
+    assert invocation(["/src/xlingua/cli/__main__.py", "eval", "sts"]) == "xlingua eval sts"
     assert invocation(["benchmarks/meaning.py", "--base", "xlingua-small"]) == \
         "python benchmarks/meaning.py --base xlingua-small"

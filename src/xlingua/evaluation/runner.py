@@ -69,7 +69,9 @@ def invocation(argv: list[str] | None = None) -> str:
     """The command line that ran this: `xlingua ...` from the CLI, `python SCRIPT ...` from a
     script (a benchmark calling the runner), so the result file says how to make it again."""
     argv = sys.argv if argv is None else argv
-    script = bool(argv) and argv[0].endswith(".py") and Path(argv[0]).parent.name != "xlingua"  # not `-m xlingua.cli`
+    # `python -m xlingua.cli` runs a `__main__.py` (or an older `xlingua/cli.py`): that is the CLI
+    script = bool(argv) and argv[0].endswith(".py") and Path(argv[0]).name != "__main__.py" \
+        and Path(argv[0]).parent.name != "xlingua"
     return " ".join([*(["python", argv[0]] if script else ["xlingua"]), *argv[1:]])
 
 
