@@ -54,8 +54,14 @@ def test_bertscore_full_in_blocks_and_paired_equal_the_matrix():
     ys = [rng.normal(size=(n, 6)).astype(np.float32) for n in (5, 1, 3, 6, 2)]
     whole = bertscore_full(xs, ys)
     np.testing.assert_allclose(bertscore_full(xs, ys, max_elements=1), whole, atol=1e-6)  # one query a block
-    one = bertscore_matrix(torch.from_numpy(xs[1])[None], torch.ones(1, 7), torch.from_numpy(ys[3])[None], torch.ones(1, 6))
-    assert whole[1, 3] == pytest.approx(one.item(), abs=1e-6)
+    for i, x in enumerate(xs):
+        for j, y in enumerate(ys):
+            one = bertscore_matrix(torch.from_numpy(x)[None], torch.ones(1, len(x)),
+                                   torch.from_numpy(y)[None], torch.ones(1, len(y)))
+            assert whole[i, j] == pytest.approx(one.item(), abs=1e-6)
+    np.testing.assert_allclose(bertscore_full(xs, ys, max_elements=3 * 19), whole, atol=1e-6)  # uneven blocks
+    with pytest.raises(ValueError, match="at least one token"):
+        bertscore_full([xs[0], xs[0][:0]], ys)
     np.testing.assert_allclose(bertscore_paired(xs, ys, chunk=2), np.diag(whole), atol=1e-6)
     with pytest.raises(ValueError, match="as many left as right"):
         bertscore_paired(xs, ys[:2])

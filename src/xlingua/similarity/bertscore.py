@@ -37,18 +37,46 @@ def bertscore_matrix(x: torch.Tensor, x_mask: torch.Tensor, y: torch.Tensor, y_m
 
 def bertscore_full(queries: list[np.ndarray], candidates: list[np.ndarray],
                    max_elements: int = 1 << 26) -> np.ndarray:
-    """(n_queries, n_candidates) BERTScore F from per-sentence token embedding arrays (L_i, d),
-    computed a few queries at a time so that no (chunk, m, Lx, Ly) block holds more than
-    `max_elements` similarities (256 MB of float32 by default)."""
-    cand, cand_mask = _pad(candidates)
-    per_query = len(candidates) * cand.shape[1] * max(len(q) for q in queries) if queries else 1
-    chunk = max(1, max_elements // max(per_query, 1))
-    rows = []
+    """(n_queries, n_candidates) BERTScore F from per-sentence token embedding arrays (L_i, d).
+
+    All tokens are laid end to end, unpadded: one token-by-token cosine block for a run of
+    queries against every candidate token (at most `max_elements` cosines, 256 MB of float32 by
+    default), then each token's best match within every sentence of the other side by segmented
+    maxima. Padding every sentence to the longest of its block wasted most of the work on
+    Tatoeba, where a few long sentences sit among short ones."""
+    if not candidates:
+        raise ValueError("no sentences given")
+    if not queries:
+        return np.zeros((0, len(candidates)), np.float32)
+    y, y_starts, y_len = _flat(candidates)
+    per_token = len(y)
+    out = np.empty((len(queries), len(candidates)), np.float32)
+    start = 0
     with torch.no_grad():
-        for start in range(0, len(queries), chunk):
-            q, q_mask = _pad(queries[start : start + chunk])
-            rows.append(bertscore_matrix(q, q_mask, cand, cand_mask).numpy())
-    return np.concatenate(rows) if rows else np.zeros((0, len(candidates)), np.float32)
+        while start < len(queries):
+            stop, tokens = start + 1, len(queries[start])
+            while stop < len(queries) and (tokens + len(queries[stop])) * per_token <= max_elements:
+                tokens += len(queries[stop])
+                stop += 1
+            x, x_starts, x_len = _flat(queries[start:stop])
+            sim = (torch.from_numpy(x) @ torch.from_numpy(y).T).numpy()  # (x tokens, y tokens)
+            recall = np.add.reduceat(np.maximum.reduceat(sim, y_starts, axis=1), x_starts, axis=0) / x_len[:, None]
+            precision = np.add.reduceat(np.maximum.reduceat(sim, x_starts, axis=0), y_starts, axis=1) / y_len[None, :]
+            # floored as in bertscore_matrix, so F stays in (0, 1]
+            precision, recall = np.maximum(precision, 1e-6), np.maximum(recall, 1e-6)
+            out[start:stop] = 2 * precision * recall / (precision + recall)
+            start = stop
+    return out
+
+
+def _flat(arrays: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Unit-length token rows of all sentences end to end, each sentence's first row, its length."""
+    lengths = np.array([len(a) for a in arrays])
+    if (lengths == 0).any():
+        raise ValueError("every sentence needs at least one token in its mask")
+    flat = np.concatenate([np.asarray(a, dtype=np.float32) for a in arrays])
+    flat = flat / np.maximum(np.linalg.norm(flat, axis=1, keepdims=True), 1e-12)
+    return np.ascontiguousarray(flat), np.concatenate([[0], np.cumsum(lengths)[:-1]]), lengths
 
 
 def bertscore_paired(xs: list[np.ndarray], ys: list[np.ndarray], chunk: int = 64) -> np.ndarray:
