@@ -900,12 +900,27 @@ def eval_sentences(spec: str, data_dir=None) -> int | None:
     return None
 
 
-def train_estimate(recipe: dict) -> float:
-    """CPU seconds of one run on the reference machine (see REF_STEP_SECONDS): its steps, the
-    dev evaluations at step 0 and at the end, and mining hard negatives."""
+@dataclass(frozen=True)
+class Rates:
+    """How fast this machine trains and embeds, relative to the reference machine: measured on
+    the comparison's finished runs (optimizer steps/s in their logs) and evaluations (sentences
+    over the seconds their results record), else the reference figures."""
+    step_scale: float = 1.0
+    sentences_per_s: float = SENTENCES_PER_SECOND
+    source: str = "the reference 2-core CPU of docs/results.md (fp32)"
+
+
+def step_estimate(recipe: dict) -> float:
+    """Seconds of one optimizer step on the reference machine (see REF_STEP_SECONDS)."""
     hard = any(t.get("options", {}).get("hard_negatives") for t in recipe["tasks"])
-    step = REF_STEP_SECONDS * recipe["batch_size"] * recipe.get("grad_accum", 1) / REF_BATCH \
+    return REF_STEP_SECONDS * recipe["batch_size"] * recipe.get("grad_accum", 1) / REF_BATCH \
         * recipe["max_seq_length"] / REF_LENGTH * (HARD_NEGATIVE_COST if hard else 1.0)
+
+
+def train_estimate(recipe: dict, rates: Rates | None = None) -> float:
+    """CPU seconds of one run: its steps, the dev evaluations at step 0 and at the end, and
+    mining hard negatives; at the reference rates, or at `rates` measured here."""
+    rates = rates or Rates()
     ev = recipe.get("eval") or {}
     n_evals = (1 + recipe["max_steps"] // recipe["eval_every"]) if recipe.get("eval_every") else 0
     dev = n_evals * 2 * len(ev.get("general_langs", [])) * ev.get("limit", 500)
@@ -914,7 +929,29 @@ def train_estimate(recipe: dict) -> float:
         data = t["data"] if isinstance(t["data"], dict) else {}
         if t.get("options", {}).get("hard_negatives") and data.get("limit") and data.get("langs"):
             mining += 2 * data["limit"] * len(data["langs"])
-    return recipe["max_steps"] * step + (dev + mining) / SENTENCES_PER_SECOND
+    return recipe["max_steps"] * step_estimate(recipe) * rates.step_scale + (dev + mining) / rates.sentences_per_s
+
+
+def measured_rates(runs: list, evals: list, paper_dir: Path) -> Rates:
+    """`runs`: (Planned) whose state is done; `evals`: (sentences, result path) of done evaluations."""
+    scales = []
+    for p in runs:
+        log = p.dir / "log.jsonl"
+        rates = [json.loads(l)["steps_per_s"] for l in log.read_text(encoding="utf-8").splitlines()
+                 if '"steps_per_s"' in l] if log.exists() else []
+        if rates and rates[-1] > 0:
+            scales.append(1.0 / rates[-1] / step_estimate(p.recipe))
+    n = seconds = 0.0
+    for sentences, path in evals:
+        took = sum(t.get("seconds") or 0.0 for t in json.loads(Path(path).read_text(encoding="utf-8"))["tasks"].values())
+        if sentences and took > 0:
+            n, seconds = n + sentences, seconds + took
+    if not scales and not seconds:
+        return Rates()
+    parts = ([f"{len(scales)} finished run(s)"] if scales else []) + ([f"the finished evaluations"] if seconds else [])
+    return Rates(step_scale=sorted(scales)[len(scales) // 2] if scales else 1.0,
+                 sentences_per_s=n / seconds if seconds else SENTENCES_PER_SECOND,
+                 source=f"this machine, measured on {' and '.join(parts)} of {paper_dir.name}")
 
 
 def _hours(seconds: float | None) -> str:
@@ -922,6 +959,29 @@ def _hours(seconds: float | None) -> str:
 
 
 def describe_plan(comp: Comparison, runs: list[Planned], shared: dict, paper_dir: Path) -> str:
+    planned = {p.run.name: p for p in runs}
+    evals = []  # (eval, model, sentences or None, done)
+    counted: dict[str, int | None] = {}
+    seen: set = set()  # a task already run on the same model embeds nothing new (the cache)
+    for e in comp.evals:
+        if e.model in planned and planned[e.model].state == "blocked":
+            evals.append((e, None, None, False))
+            continue
+        sizes = []
+        for t in e.tasks:
+            if t not in counted:
+                counted[t] = _safe_count(t)
+            base = counted[t]
+            sizes.append(0 if (e.model, t) in seen else None if base is None else base * _passes(t, e.opts))
+        seen.update((e.model, t) for t in e.tasks)
+        n = None if any(x is None for x in sizes) else sum(sizes)
+        model = eval_model(e, planned, comp.precision)
+        evals.append((e, model, n, eval_done(paper_dir / "eval" / f"{e.name}.json", model, e.opts)))
+    # a fixed model's sentence vectors are often in the cache already: its evaluation times only
+    # when no trained model's has finished
+    timed = [(n, paper_dir / "eval" / f"{e.name}.json", e.model in planned) for e, _, n, done in evals if done]
+    timed = [t[:2] for t in timed if t[2]] or [t[:2] for t in timed]
+    rates = measured_rates([p for p in runs if p.state == "done"], timed, paper_dir)
     lines = [f"# {comp.paper}: {comp.title} -> {paper_dir}"]
     if runs:
         s = {k: shared.get(k, "default") for k in ("max_steps", "batch_size", "grad_accum", "model",
@@ -939,7 +999,7 @@ def describe_plan(comp: Comparison, runs: list[Planned], shared: dict, paper_dir
         if p.state == "blocked":
             lines.append(f"  {p.run.name:16} BLOCKED: {p.blocked}")
             continue
-        cost = train_estimate(p.recipe)
+        cost = train_estimate(p.recipe, rates)
         total += cost if p.state != "done" else 0.0
         lines.append(f"  {p.run.name:16} {p.state:7} seed {row['seed']}  {row['steps']} steps x {row['batch']} = "
                      f"{row['pairs_seen']:,} pairs ({per}); ~{_hours(cost)}: {p.run.note}")
@@ -953,26 +1013,24 @@ def describe_plan(comp: Comparison, runs: list[Planned], shared: dict, paper_dir
             lines.append(f"  {'':16} $ {' '.join(fill(list(job.argv), {'dir': paper_dir}))}")
     if comp.evals:
         lines.append("evaluations (evaluation sets, read once after every run has finished):")
-        planned = {p.run.name: p for p in runs}
-        counted: dict[str, int | None] = {}
-        seen: set = set()  # a task already run on the same model embeds nothing new (the cache)
-        for e in comp.evals:
-            if e.model in planned and planned[e.model].state == "blocked":
+        for e, model, n, done in evals:
+            if model is None:
                 lines.append(f"  {e.name:16} skipped: its run is blocked")
                 continue
-            sizes = [0 if (e.model, t) in seen else counted.setdefault(t, _safe_count(t)) for t in e.tasks]
-            seen.update((e.model, t) for t in e.tasks)
-            n = None if any(x is None for x in sizes) else sum(sizes)
-            cost = None if n is None else n / SENTENCES_PER_SECOND
-            total += cost or 0.0
-            out = paper_dir / "eval" / f"{e.name}.json"
-            model = eval_model(e, planned, comp.precision)
-            lines.append(f"  {e.name:16} {'done' if eval_done(out, model, e.opts) else 'new':7} "
+            cost = None if n is None else n / rates.sentences_per_s
+            total += 0.0 if done or cost is None else cost
+            lines.append(f"  {e.name:16} {'done' if done else 'new':7} "
                          f"{'?' if n is None else f'{n:,}'} sentences, ~{_hours(cost)}")
-            lines.append(f"  {'':16} $ xlingua {' '.join(eval_command(model, e, out))}")
+            lines.append(f"  {'':16} $ xlingua {' '.join(eval_command(model, e, paper_dir / 'eval' / f'{e.name}.json'))}")
     lines.append(f"claims: {len(comp.claims)}; estimated time still to spend: ~{_hours(total)} "
-                 "(on the 2-core CPU of docs/results.md; a GPU takes a fraction of it)")
+                 f"(at the rates of {rates.source}; a GPU takes a fraction of it)")
     return "\n".join(lines)
+
+
+def _passes(task: str, opts: tuple) -> int:
+    """Encoder passes over a task's sentences: Tatoeba with BERTScore encodes them again for tokens."""
+    name = task.partition(":")[0]
+    return 2 if name == "tatoeba" and any(o in (f"{name}.bertscore=true", "bertscore=true") for o in opts) else 1
 
 
 def _safe_count(spec: str) -> int | None:

@@ -284,3 +284,23 @@ def test_an_eval_is_done_only_with_the_options_it_was_planned_with(tmp_path):
     assert not R.eval_done(out, "other", ("tatoeba.bertscore=true",))
     R._write_json(out, {"model": "m", "complete": True, "command": "xlingua eval -m m tatoeba:all -o e.json"})
     assert R.eval_done(out, "m") and not R.eval_done(out, "m", ("tatoeba.bertscore=true",))
+
+
+def test_estimates_take_the_rates_measured_on_finished_work(toy, tmp_path):
+    comp = R.Comparison("toy", "toy", [toy_run(toy, "a")], [R.Eval("a", "a", ("t",))])
+    (p,), _ = R.plan(comp, tmp_path / "toy", toy["configs"])
+    assert R.measured_rates([p], [], tmp_path) == R.Rates()  # nothing finished: the reference rates
+    p.dir.mkdir(parents=True, exist_ok=True)
+    (p.dir / "log.jsonl").write_text('{"step": 1, "steps_per_s": 2.0}\n{"step": 2, "steps_per_s": 4.0}\n')
+    done = tmp_path / "done.json"
+    R._write_json(done, {"tasks": {"t": {"seconds": 15.0}, "u": {"seconds": 5.0}}})
+    rates = R.measured_rates([p], [(1000, done)], tmp_path)
+    assert rates.sentences_per_s == pytest.approx(50.0)  # 1,000 sentences in 20 s
+    ev = p.recipe.get("eval") or {}
+    n_evals = (1 + p.recipe["max_steps"] // p.recipe["eval_every"]) if p.recipe.get("eval_every") else 0
+    dev = n_evals * 2 * len(ev.get("general_langs", [])) * ev.get("limit", 500)
+    # the last logged rate (4 steps/s) stands for the run's steps
+    assert R.train_estimate(p.recipe, rates) == pytest.approx(p.recipe["max_steps"] * 0.25 + dev / 50.0)
+    assert "1 finished run(s)" in rates.source
+    assert R._passes("tatoeba:all", ("tatoeba.bertscore=true",)) == 2  # tokens encoded a second time
+    assert R._passes("sts", ("tatoeba.bertscore=true",)) == 1 and R._passes("tatoeba", ()) == 1
