@@ -477,7 +477,7 @@ def ranking(data, name="translation", **options) -> dict:
 
 def aligner(data, name="onealigner", **options) -> dict:
     return {"name": name, "objective": "onealigner", "data": data,
-            "options": {"alpha": 0.5, "temperature": 5, "layer": -1, **options}}
+            "options": {"alpha": 0.5, "scale": 20, "layer": -1, **options}}
 
 
 def _run(name, recipe, tasks, seed=0, note="") -> Run:

@@ -84,7 +84,7 @@ def test_onealigner_global_negatives_alpha_half():
     s = [[0.9 - 0.675, 0.5 - 0.675], [0.4 - 0.625, 0.8 - 0.625]]
     off = [5 * s[0][1], 5 * s[1][0]]
     want = sum(ce([5 * s[i][i]] + off, 0) for i in range(2)) / 2
-    assert OneAlignerLoss(alpha=0.5, temperature=5).loss_from_similarity(f).item() == pytest.approx(want, abs=1e-6)
+    assert OneAlignerLoss(alpha=0.5, scale=5).loss_from_similarity(f).item() == pytest.approx(want, abs=1e-6)
 
 
 def test_onealigner_global_mean_term_and_all_offdiagonal_negatives():
@@ -96,7 +96,7 @@ def test_onealigner_global_mean_term_and_all_offdiagonal_negatives():
     s = [[f[i, j].item() - alpha * (rows[i] + cols[j]) + (2 * alpha - 1) * g for j in range(3)] for i in range(3)]
     off = [5 * s[i][j] for i in range(3) for j in range(3) if i != j]
     want = sum(ce([5 * s[i][i]] + off, 0) for i in range(3)) / 3
-    assert OneAlignerLoss(alpha=alpha).loss_from_similarity(f).item() == pytest.approx(want, abs=1e-5)
+    assert OneAlignerLoss(alpha=alpha, scale=5).loss_from_similarity(f).item() == pytest.approx(want, abs=1e-5)
     # a row-wise loss (only each row's N-1 negatives) is a different, smaller number
     row_wise = sum(ce([5 * s[i][j] for j in range(3)], i) for i in range(3)) / 3
     assert want > row_wise + 0.1
@@ -120,7 +120,7 @@ def test_onealigner_row_negatives_are_a_softmax_over_the_row():
     cols = [sum(f[i, j].item() for i in range(3)) / 3 for j in range(3)]
     s = [[f[i, j].item() - 0.5 * (rows[i] + cols[j]) for j in range(3)] for i in range(3)]
     want = sum(ce([5 * s[i][j] for j in range(3)], i) for i in range(3)) / 3
-    got = OneAlignerLoss(negatives="row").loss_from_similarity(f).item()
+    got = OneAlignerLoss(negatives="row", scale=5).loss_from_similarity(f).item()
     assert got == pytest.approx(want, abs=1e-5)
 
 
