@@ -13,6 +13,14 @@ stsb_multi_mt dev (Spearman, per language) and WMT20 QE dev (Pearson).
     .venv/bin/python benchmarks/own_model_dev.py mix runs/extend/tta-v2 runs/extend/tta-v2/best \
         --start bundled --alphas 0.5,0.75,1 --out runs/extend/tta-v2-mix
 
+    # other trained models held to the recipe at equal steps (an ablation row, e.g. the recipe
+    # trained for 600 steps of 32 as every reproduction run is)
+    .venv/bin/python benchmarks/own_model_dev.py ablation configs/train_own_model.yaml \
+        --steps 600 --variants distill+rank+sts --out runs/reproduce/recipe_dev
+    .venv/bin/python benchmarks/own_model_dev.py score configs/train_own_model.yaml \
+        --models runs/reproduce/{dueam,onealigner,muse}/*/final --against distill+rank+sts \
+        --out runs/reproduce/recipe_dev
+
 `mix` chooses the largest alpha whose dev figures all hold the start model's level, the gate of
 the evaluation table mirrored on dev: retrieval mean, stsb_multi_mt dev mean and QE dev not
 below the start's, and no stsb_multi_mt dev language more than 2 points below it. It writes
@@ -71,14 +79,23 @@ def _table(path: Path) -> dict:
     return json.loads(path.read_text()) if path.exists() else {}
 
 
-def _print(table: dict) -> None:
-    print("| model | " + " | ".join(KEYS) + " | worst stsb_multi_mt dev language vs start | below the start |")
-    print("|---|" + "---:|" * (len(KEYS) + 1) + "---|")
+def beats(row: dict, against: dict) -> bool:
+    """Above `against` on every dev figure (retrieval mean, stsb_multi_mt dev, QE dev)."""
+    return all(row[k] > against[k] for k in KEYS)
+
+
+def _print(table: dict, against: str | None = None) -> None:
+    extra = f" | above {against} on all three |" if against else " |"
+    print("| model | " + " | ".join(KEYS) + " | worst stsb_multi_mt dev language vs start | below the start" + extra)
+    print("|---|" + "---:|" * (len(KEYS) + 1) + "---|" + ("---|" if against else ""))
     start = table["start"]
     for name, row in table.items():
+        if not isinstance(row, dict):
+            continue
         worst = min((row[k] - start[k], k[4:]) for k in start if k.startswith("sts_"))
         short = "; ".join(shortfalls(row, start)) or "none (holds)"
-        print(f"| {name} | " + " | ".join(f"{row[k]:.3f}" for k in KEYS) + f" | {worst[0]:+.1f} ({worst[1]}) | {short} |")
+        vs = "" if not against else (" | -" if name == against else f" | {'yes' if beats(row, table[against]) else 'no'}")
+        print(f"| {name} | " + " | ".join(f"{row[k]:.3f}" for k in KEYS) + f" | {worst[0]:+.1f} ({worst[1]}) | {short}{vs} |")
 
 
 def ablation(args, table_path: Path, table: dict) -> None:
@@ -97,6 +114,17 @@ def ablation(args, table_path: Path, table: dict) -> None:
         final = train(cfg, resume=True)
         table[variant] = {"steps": args.steps, **dev_scores(f"bf16:{final}", cfg, args.limit)}
         write_json(table_path, table)
+
+
+def score(args, table_path: Path, table: dict, config) -> None:
+    """Score each of `args.models` (model directories, read in bf16) on the dev figures; a
+    model's name in the table is its directory (the run's name for a run's `final`)."""
+    for model in args.models:
+        path = Path(model)
+        name = str(path.parent if path.name == "final" else path)
+        if name not in table:
+            table[name] = {"model": model, **dev_scores(f"bf16:{path}", config, args.limit)}
+            write_json(table_path, table)
 
 
 def recipe(path: str):
@@ -139,7 +167,7 @@ def mix(args, table_path: Path, table: dict, config) -> float | None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("study", choices=("ablation", "mix"))
+    ap.add_argument("study", choices=("ablation", "mix", "score"))
     ap.add_argument("config", help="a training YAML, or a run directory (the recipe its log.jsonl recorded)")
     ap.add_argument("model", nargs="?", help="mix: the trained model directory")
     ap.add_argument("--steps", type=int, default=240, help="ablation: optimizer steps per variant")
@@ -147,22 +175,32 @@ def main() -> None:
     ap.add_argument("--alphas", default="0.25,0.5,0.75,1", help="mix: weights of the trained model")
     ap.add_argument("--limit", type=int, default=0, help="first N pairs per STS / QE dev set (0 = all; "
                     "stsb_multi_mt dev is ordered by genre, so a prefix is captions only)")
+    ap.add_argument("--models", nargs="+", default=[], help="score: model directories (e.g. runs' final/)")
+    ap.add_argument("--against", help="score: a row of OUT/dev.json to hold them to (e.g. distill+rank+sts)")
     ap.add_argument("--start", help="the model whose dev level must hold (default: the one training started from)")
     ap.add_argument("--out", required=True)
     args = ap.parse_args()
     if args.study == "mix" and not args.model:
         ap.error("mix needs the trained model directory")
+    if args.study == "score" and not args.models:
+        ap.error("score needs --models")
     config = recipe(args.config)
     table_path = Path(args.out) / "dev.json"
     start = args.start or config.model.split(":")[0]
     table = {k: v for k, v in _table(table_path).items()
              if isinstance(v, dict) and v.get("dev_limit") == args.limit and (k != "start" or v.get("model") == start)}
+    if args.study == "score" and args.against and args.against not in table:
+        raise SystemExit(f"{table_path}: no row {args.against!r} to hold the models to; "
+                         f"it has {sorted(k for k, v in table.items() if isinstance(v, dict))}")
     if "start" not in table:  # scored on the default path, as every trained model below
         table["start"] = {"steps": 0, "model": start, **dev_scores(start, config, args.limit)}
         write_json(table_path, table)
     if args.study == "ablation":
         ablation(args, table_path, table)
         _print(table)
+    elif args.study == "score":
+        score(args, table_path, table, config)
+        _print(table, args.against)
     else:
         chosen = mix(args, table_path, table, config)
         _print(table)

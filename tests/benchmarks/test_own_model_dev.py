@@ -44,3 +44,18 @@ def test_the_mix_rule_names_each_figure_below_the_start():
     short = {**holds, "qe_dev": 0.3609, "sts_zh": 82.5}
     assert D.shortfalls(short, start) == ["qe_dev 0.361 < 0.365", "sts_zh 82.5 < 84.6 - 2"]
     assert not D.holds_start(short, start)
+
+
+def test_a_model_beats_the_recipe_only_above_it_on_every_dev_figure(capsys):
+    recipe = {"retrieval_mean": 99.0, "stsb_multi_mt_dev": 82.0, "qe_dev": 0.36, "sts_de": 80.0}
+    start = {"retrieval_mean": 98.0, "stsb_multi_mt_dev": 83.0, "qe_dev": 0.25, "sts_de": 81.0}
+    better = {"retrieval_mean": 99.2, "stsb_multi_mt_dev": 82.5, "qe_dev": 0.37, "sts_de": 80.5}
+    mixed = {**better, "qe_dev": 0.35}
+    assert D.beats(better, recipe) and not D.beats(mixed, recipe) and not D.beats(recipe, recipe)
+    D._print({"start": start, "distill+rank+sts": recipe, "runs/a": better, "runs/b": mixed,
+              "chosen_alpha": None}, against="distill+rank+sts")
+    out = capsys.readouterr().out
+    assert "above distill+rank+sts on all three" in out
+    assert "| runs/a |" in out and out.split("| runs/a |")[1].splitlines()[0].endswith("| yes |")
+    assert out.split("| runs/b |")[1].splitlines()[0].endswith("| no |")
+    assert out.split("| distill+rank+sts |")[1].splitlines()[0].endswith("| - |")
