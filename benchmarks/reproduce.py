@@ -948,7 +948,7 @@ def measured_rates(runs: list, evals: list, paper_dir: Path) -> Rates:
             n, seconds = n + sentences, seconds + took
     if not scales and not seconds:
         return Rates()
-    parts = ([f"{len(scales)} finished run(s)"] if scales else []) + ([f"the finished evaluations"] if seconds else [])
+    parts = ([f"{len(scales)} finished run(s)"] if scales else []) + (["the finished evaluations"] if seconds else [])
     return Rates(step_scale=sorted(scales)[len(scales) // 2] if scales else 1.0,
                  sentences_per_s=n / seconds if seconds else SENTENCES_PER_SECOND,
                  source=f"this machine, measured on {' and '.join(parts)} of {paper_dir.name}")
