@@ -394,7 +394,7 @@ def claim_row(claim: Claim, results: dict, blocked: dict | None = None) -> dict:
     """The claim's figures, difference, noise and verdict; a claim whose figures are missing
     says which (blocked runs, or not yet run)."""
     row = {"claim": claim.name, "paper": claim.paper, "threshold": claim.threshold,
-           "measure": _label(claim.a), "a": _describe(claim.a), "b": _describe(claim.b),
+           "measure": _measure_label(claim), "a": _describe(claim.a), "b": _describe(claim.b),
            "sources": sorted({r.source for r in (claim.a, claim.b, claim.fixed_noise)
                               if isinstance(r, Fixed) and r.source})}
     needed = ({r.source for r in (claim.a, claim.b) if isinstance(r, Ref)}
@@ -417,6 +417,12 @@ def claim_row(claim: Claim, results: dict, blocked: dict | None = None) -> dict:
 
 def _label(ref) -> str:
     return ref.measure.label if isinstance(ref, Ref) else ref.what.split(", ")[0]
+
+
+def _measure_label(claim: Claim) -> str:
+    """The figure compared; both when A and B are read differently (each run by its own similarity)."""
+    a, b = _label(claim.a), _label(claim.b)
+    return a if a == b or not (isinstance(claim.a, Ref) and isinstance(claim.b, Ref)) else f"{a} (A) against {b} (B)"
 
 
 def _describe(ref) -> str:

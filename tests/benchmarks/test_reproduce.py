@@ -304,3 +304,13 @@ def test_estimates_take_the_rates_measured_on_finished_work(toy, tmp_path):
     assert "1 finished run(s)" in rates.source
     assert R._passes("tatoeba:all", ("tatoeba.bertscore=true",)) == 2  # tokens encoded a second time
     assert R._passes("sts", ("tatoeba.bertscore=true",)) == 1 and R._passes("tatoeba", ()) == 1
+
+
+def test_a_claim_reading_a_and_b_by_different_figures_names_both():
+    bs, cos = R.Measure("t", ("bs",), "by BERTScore"), R.Measure("t", ("cos",), "by cosine")
+    results = {"a": {"complete": True, "tasks": {"t": {"summary": {"bs": 80.0, "cos": 70.0}, "rows": {}}}},
+               "b": {"complete": True, "tasks": {"t": {"summary": {"bs": 60.0, "cos": 75.0}, "rows": {}}}}}
+    row = R.claim_row(R.Claim("own similarity", R.Ref("a", bs), R.Ref("b", cos)), results)
+    assert row["measure"] == "by BERTScore (A) against by cosine (B)" and row["diff"] == 5.0
+    same = R.claim_row(R.Claim("same", R.Ref("a", cos), R.Ref("b", cos)), results)
+    assert same["measure"] == "by cosine" and same["diff"] == -5.0
