@@ -12,6 +12,7 @@ to OUT/table.md and OUT/table.json.
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib.util
 import json
 import os
@@ -30,6 +31,7 @@ from xlingua.training.evaluators import general_dev_pairs
 HERE = Path(__file__).resolve().parent
 
 
+@functools.cache  # one load of reproduce.py, however many recipes are built
 def _reproduce():
     spec = importlib.util.spec_from_file_location("reproduce", HERE / "reproduce.py")
     module = importlib.util.module_from_spec(spec)
