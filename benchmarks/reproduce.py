@@ -26,7 +26,7 @@ not rerun; a run killed after a checkpoint resumes from it (`--resume`, which en
 weights of an unbroken run); a run killed before its first checkpoint starts again. Dev figures
 (the general corpus's dev slices, retrieval) come from the trainer's log; the evaluation sets
 are read once, by `xlingua eval`, after every run of the comparison has finished. The table
-goes to runs/reproduce/PAPER/table.json and table.md.
+goes to runs/reproduce/PAPER/table.json and table.md, and a plot of the claims to claims.png.
 
 Verdict of a claim "A - B > t" (t = 0 for "A beats B"; t = -2 for "A within 2 points of B"):
 "reproduced" when A - B - t > noise, "reproduced in direction" when 0 < A - B - t <= noise (or
@@ -1126,6 +1126,52 @@ def write_table(paper_dir: Path, table: dict) -> None:
     tmp = paper_dir / "table.md.partial"
     tmp.write_text(table_markdown(table), encoding="utf-8")
     os.replace(tmp, paper_dir / "table.md")
+    if claim_bars(table):
+        write_claims_plot(table, paper_dir / "claims.png")
+
+
+VERDICT_COLOURS = {"reproduced": "tab:green", "reproduced in direction": "tab:olive",
+                   "not reproduced": "tab:red"}
+
+
+def claim_bars(table: dict) -> list[dict]:
+    """One bar per measured claim: how far A − B lies past the claim's threshold (A − B − t; the
+    claim holds where it is positive) and the noise beside it (None where unmeasured)."""
+    return [{"label": f"{c['claim']}: {c['measure']}", "margin": c["diff"] - c["threshold"],
+             "noise": c["noise"], "verdict": c["verdict"]}
+            for c in table["claims"] if "diff" in c]
+
+
+def write_claims_plot(table: dict, path: Path) -> None:
+    """Horizontal bars of claim_bars, the seed noise as error bars, coloured by verdict."""
+    import textwrap
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    bars = claim_bars(table)[::-1]  # the table's first claim on top
+    fig, ax = plt.subplots(figsize=(11, 1.2 + 0.55 * len(bars)))
+    ax.barh(range(len(bars)), [b["margin"] for b in bars], xerr=[b["noise"] or 0.0 for b in bars],
+            color=[VERDICT_COLOURS.get(b["verdict"], "tab:gray") for b in bars], capsize=3)
+    ax.set_yticks(range(len(bars)), ["\n".join(textwrap.wrap(b["label"], 55)) for b in bars], fontsize=7)
+    for i, b in enumerate(bars):  # the figures in words: QE's Pearson and accuracy points share one axis
+        noise = "no noise measured" if b["noise"] is None else f"noise {_num(b['noise'])}"
+        ax.annotate(f"{_num(b['margin'], sign=True)} ({noise})", (0, i), fontsize=6,
+                    xytext=(-4 if b["margin"] > 0 else 4, 0), textcoords="offset points", va="center",
+                    ha="right" if b["margin"] > 0 else "left")
+    ax.axvline(0, color="black", linewidth=0.8)
+    ax.margins(x=0.3)  # room for the words beside short bars
+    ax.set_xlabel("A − B − threshold (points; the claim holds right of 0), error bar = seed noise")
+    ax.set_title(f"{table['title']}: claims ({table['date'][:10]})", fontsize=10)
+    ax.legend(handles=[matplotlib.patches.Patch(color=c, label=v) for v, c in VERDICT_COLOURS.items()],
+              fontsize=7, loc="best")
+    fig.tight_layout()
+    tmp = path.with_name(path.stem + ".partial.png")
+    fig.savefig(tmp, dpi=110, bbox_inches="tight")
+    plt.close(fig)
+    os.replace(tmp, path)
 
 
 def _write_json(path: Path, obj) -> None:

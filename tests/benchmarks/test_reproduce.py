@@ -314,3 +314,19 @@ def test_a_claim_reading_a_and_b_by_different_figures_names_both():
     assert row["measure"] == "by BERTScore (A) against by cosine (B)" and row["diff"] == 5.0
     same = R.claim_row(R.Claim("same", R.Ref("a", cos), R.Ref("b", cos)), results)
     assert same["measure"] == "by cosine" and same["diff"] == -5.0
+
+
+def test_the_claims_plot_shows_each_measured_claim_past_its_threshold_with_its_noise(tmp_path):
+    m = R.Measure("t", ("acc",), "accuracy")
+    results = {"a": result(acc=80.0), "a_seed1": result(acc=78.5), "b": result(acc=77.0)}
+    claims = [R.claim_row(R.Claim("A beats B", R.Ref("a", m), R.Ref("b", m), 0.0, ("a", "a_seed1")), results),
+              R.claim_row(R.Claim("B within 2 of A", R.Ref("b", m), R.Ref("a", m), -2.0), results),
+              R.claim_row(R.Claim("A beats D", R.Ref("a", m), R.Ref("d", m)), results)]  # D not run: no bar
+    table = {"title": "toy", "date": "2026-01-01T00:00:00+00:00", "claims": claims, "runs": [], "figures": {}}
+    bars = R.claim_bars(table)
+    assert [(b["label"], b["margin"], b["noise"], b["verdict"]) for b in bars] == [
+        ("A beats B: accuracy", pytest.approx(3.0), pytest.approx(1.5), "reproduced"),
+        ("B within 2 of A: accuracy", pytest.approx(-1.0), None, "not reproduced")]  # -3 - (-2)
+    R.write_table(tmp_path, table)
+    assert (tmp_path / "claims.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert not list(tmp_path.glob("*.partial*"))
