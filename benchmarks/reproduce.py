@@ -938,15 +938,16 @@ def train_estimate(recipe: dict, rates: Rates | None = None) -> float:
     return recipe["max_steps"] * step_estimate(recipe) * rates.step_scale + (dev + mining) / rates.sentences_per_s
 
 
-def measured_rates(runs: list, evals: list, paper_dir: Path) -> Rates:
-    """`runs`: (Planned) whose state is done; `evals`: (sentences, result path) of done evaluations."""
+def measured_rates(runs: list, evals: list, paper_dir: Path, name: str | None = None) -> Rates:
+    """`runs`: (run directory, recipe) of finished runs; `evals`: (sentences, result path) of done
+    evaluations; `name`: where they come from (paper_dir's name)."""
     scales = []
-    for p in runs:
-        log = p.dir / "log.jsonl"
+    for run_dir, recipe in runs:
+        log = Path(run_dir) / "log.jsonl"
         rates = [json.loads(l)["steps_per_s"] for l in log.read_text(encoding="utf-8").splitlines()
                  if '"steps_per_s"' in l] if log.exists() else []
         if rates and rates[-1] > 0:
-            scales.append(1.0 / rates[-1] / step_estimate(p.recipe))
+            scales.append(1.0 / rates[-1] / step_estimate(recipe))
     n = seconds = 0.0
     for sentences, path in evals:
         took = sum(t.get("seconds") or 0.0 for t in json.loads(Path(path).read_text(encoding="utf-8"))["tasks"].values())
@@ -957,11 +958,41 @@ def measured_rates(runs: list, evals: list, paper_dir: Path) -> Rates:
     parts = ([f"{len(scales)} finished run(s)"] if scales else []) + (["the finished evaluations"] if seconds else [])
     return Rates(step_scale=sorted(scales)[len(scales) // 2] if scales else 1.0,
                  sentences_per_s=n / seconds if seconds else SENTENCES_PER_SECOND,
-                 source=f"this machine, measured on {' and '.join(parts)} of {paper_dir.name}")
+                 source=f"this machine, measured on {' and '.join(parts)} of {name or paper_dir.name}")
+
+
+def other_comparisons_work(paper_dir: Path, precision: str) -> tuple[list, list]:
+    """Finished runs (directory, recipe) and trained-model evaluations (sentences, result path)
+    of the other comparisons under the same root in the same precision: the rates to estimate
+    with before this comparison has finished anything of its own."""
+    runs, evals = [], []
+    root = Path(paper_dir).parent
+    for d in sorted(root.iterdir()) if root.is_dir() else []:
+        if d == Path(paper_dir) or not d.is_dir():
+            continue
+        for run_dir in sorted(x for x in d.iterdir() if (x / "done.json").exists() and (x / "recipe.yaml").exists()):
+            recipe = yaml.safe_load((run_dir / "recipe.yaml").read_text(encoding="utf-8"))
+            if recipe.get("precision", "fp32") == precision:
+                runs.append((run_dir, recipe))
+        for path in sorted((d / "eval").glob("*.json")):
+            result = json.loads(path.read_text(encoding="utf-8"))
+            model = result.get("model", "")
+            # fixed models' vectors are often cached: only trained models' evaluations time the machine
+            if not result.get("complete") or not model.endswith("final") or \
+                    model.startswith("bf16:") != (precision == "bf16"):
+                continue
+            argv = shlex.split(result.get("command", ""))
+            opts = tuple(argv[i + 1] for i, a in enumerate(argv[:-1]) if a == "--opt")
+            sizes = [_safe_count(t) for t in result["tasks"]]
+            if sizes and None not in sizes:
+                evals.append((sum(n * _passes(t, opts) for n, t in zip(sizes, result["tasks"])), path))
+    return runs, evals
 
 
 def _hours(seconds: float | None) -> str:
-    return "?" if seconds is None else f"{seconds / 3600:.1f} h"
+    if seconds is None:
+        return "?"
+    return f"{seconds / 60:.0f} min" if seconds < 3600 else f"{seconds / 3600:.1f} h"
 
 
 def describe_plan(comp: Comparison, runs: list[Planned], shared: dict, paper_dir: Path) -> str:
@@ -987,7 +1018,10 @@ def describe_plan(comp: Comparison, runs: list[Planned], shared: dict, paper_dir
     # when no trained model's has finished
     timed = [(n, paper_dir / "eval" / f"{e.name}.json", e.model in planned) for e, _, n, done in evals if done]
     timed = [t[:2] for t in timed if t[2]] or [t[:2] for t in timed]
-    rates = measured_rates([p for p in runs if p.state == "done"], timed, paper_dir)
+    rates = measured_rates([(p.dir, p.recipe) for p in runs if p.state == "done"], timed, paper_dir)
+    if not rates.source.startswith("this machine"):
+        rates = measured_rates(*other_comparisons_work(paper_dir, comp.precision), paper_dir,
+                               name="the other comparisons under the same root, in the same precision")
     lines = [f"# {comp.paper}: {comp.title} -> {paper_dir}"]
     if runs:
         s = {k: shared.get(k, "default") for k in ("max_steps", "batch_size", "grad_accum", "model",

@@ -289,12 +289,12 @@ def test_an_eval_is_done_only_with_the_options_it_was_planned_with(tmp_path):
 def test_estimates_take_the_rates_measured_on_finished_work(toy, tmp_path):
     comp = R.Comparison("toy", "toy", [toy_run(toy, "a")], [R.Eval("a", "a", ("t",))])
     (p,), _ = R.plan(comp, tmp_path / "toy", toy["configs"])
-    assert R.measured_rates([p], [], tmp_path) == R.Rates()  # nothing finished: the reference rates
+    assert R.measured_rates([(p.dir, p.recipe)], [], tmp_path) == R.Rates()  # nothing finished: the reference rates
     p.dir.mkdir(parents=True, exist_ok=True)
     (p.dir / "log.jsonl").write_text('{"step": 1, "steps_per_s": 2.0}\n{"step": 2, "steps_per_s": 4.0}\n')
     done = tmp_path / "done.json"
     R._write_json(done, {"tasks": {"t": {"seconds": 15.0}, "u": {"seconds": 5.0}}})
-    rates = R.measured_rates([p], [(1000, done)], tmp_path)
+    rates = R.measured_rates([(p.dir, p.recipe)], [(1000, done)], tmp_path)
     assert rates.sentences_per_s == pytest.approx(50.0)  # 1,000 sentences in 20 s
     ev = p.recipe.get("eval") or {}
     n_evals = (1 + p.recipe["max_steps"] // p.recipe["eval_every"]) if p.recipe.get("eval_every") else 0
@@ -304,6 +304,23 @@ def test_estimates_take_the_rates_measured_on_finished_work(toy, tmp_path):
     assert "1 finished run(s)" in rates.source
     assert R._passes("tatoeba:all", ("tatoeba.bertscore=true",)) == 2  # tokens encoded a second time
     assert R._passes("sts", ("tatoeba.bertscore=true",)) == 1 and R._passes("tatoeba", ()) == 1
+
+
+def test_before_its_own_work_finishes_a_plan_estimates_with_the_other_comparisons_in_its_precision(toy, tmp_path):
+    comp = R.Comparison("toy", "toy", [toy_run(toy, "a")], [R.Eval("a", "a", ("t",))])
+    runs, shared = R.plan(comp, tmp_path / "toy", toy["configs"])
+    assert "reference 2-core CPU" in R.describe_plan(comp, runs, shared, tmp_path / "toy")
+    for name, precision, rate in (("same", "fp32", 4.0), ("other_precision", "bf16", 100.0)):
+        d = tmp_path / "other" / name
+        d.mkdir(parents=True)
+        (d / "recipe.yaml").write_text(yaml.safe_dump({**runs[0].recipe, "precision": precision}))
+        (d / "log.jsonl").write_text(json.dumps({"step": 1, "steps_per_s": rate}) + "\n")
+        (d / "done.json").write_text("{}")
+    (tmp_path / "other" / "unfinished").mkdir()  # no done.json: not a rate
+    found, evals = R.other_comparisons_work(tmp_path / "toy", "fp32")
+    assert [d.name for d, _ in found] == ["same"] and evals == []
+    text = R.describe_plan(comp, runs, shared, tmp_path / "toy")
+    assert "the other comparisons under the same root, in the same precision" in text
 
 
 def test_a_claim_reading_a_and_b_by_different_figures_names_both():
