@@ -336,9 +336,13 @@ def eval_done(path: Path, model: str, opts: tuple = ()) -> bool:
     if not Path(path).exists():
         return False
     result = json.loads(Path(path).read_text(encoding="utf-8"))
+    return bool(result.get("complete")) and result.get("model") == model and set(recorded_opts(result)) == set(opts)
+
+
+def recorded_opts(result: dict) -> tuple:
+    """The --opt values of the command line a result records."""
     argv = shlex.split(result.get("command", ""))
-    given = {argv[i + 1] for i, a in enumerate(argv[:-1]) if a == "--opt"}
-    return bool(result.get("complete")) and result.get("model") == model and given == set(opts)
+    return tuple(argv[i + 1] for i, a in enumerate(argv[:-1]) if a == "--opt")
 
 
 def eval_command(model: str, e: Eval, out: Path) -> list[str]:
@@ -981,10 +985,9 @@ def other_comparisons_work(paper_dir: Path, precision: str) -> tuple[list, list]
             if not result.get("complete") or not model.endswith("final") or \
                     model.startswith("bf16:") != (precision == "bf16"):
                 continue
-            argv = shlex.split(result.get("command", ""))
-            opts = tuple(argv[i + 1] for i, a in enumerate(argv[:-1]) if a == "--opt")
             sizes = [_safe_count(t) for t in result["tasks"]]
             if sizes and None not in sizes:
+                opts = recorded_opts(result)
                 evals.append((sum(n * _passes(t, opts) for n, t in zip(sizes, result["tasks"])), path))
     return runs, evals
 
