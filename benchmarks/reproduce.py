@@ -1022,7 +1022,7 @@ def describe_plan(comp: Comparison, runs: list[Planned], shared: dict, paper_dir
     timed = [(n, paper_dir / "eval" / f"{e.name}.json", e.model in planned) for e, _, n, done in evals if done]
     timed = [t[:2] for t in timed if t[2]] or [t[:2] for t in timed]
     rates = measured_rates([(p.dir, p.recipe) for p in runs if p.state == "done"], timed, paper_dir)
-    if not rates.source.startswith("this machine"):
+    if rates == Rates():  # nothing of its own finished yet
         rates = measured_rates(*other_comparisons_work(paper_dir, comp.precision), paper_dir,
                                name="the other comparisons under the same root, in the same precision")
     lines = [f"# {comp.paper}: {comp.title} -> {paper_dir}"]
@@ -1188,6 +1188,8 @@ def write_claims_plot(table: dict, path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from xlingua.io import atomic_open
+
     bars = claim_bars(table)[::-1]  # the table's first claim on top
     fig, ax = plt.subplots(figsize=(11, 1.2 + 0.55 * len(bars)))
     ax.barh(range(len(bars)), [b["margin"] for b in bars], xerr=[b["noise"] or 0.0 for b in bars],
@@ -1204,11 +1206,9 @@ def write_claims_plot(table: dict, path: Path) -> None:
     ax.set_title(f"{table['title']}: claims ({table['date'][:10]})", fontsize=10)
     ax.legend(handles=[matplotlib.patches.Patch(color=c, label=v) for v, c in VERDICT_COLOURS.items()],
               fontsize=7, loc="best")
-    fig.tight_layout()
-    tmp = path.with_name(path.stem + ".partial.png")
-    fig.savefig(tmp, dpi=110, bbox_inches="tight")
+    with atomic_open(path, "wb") as f:
+        fig.savefig(f, format="png", dpi=110, bbox_inches="tight")
     plt.close(fig)
-    os.replace(tmp, path)
 
 
 def _write_json(path: Path, obj) -> None:
