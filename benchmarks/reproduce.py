@@ -48,6 +48,8 @@ from pathlib import Path
 
 import yaml
 
+from xlingua.io import atomic_open, write_json, write_text
+
 REPO = Path(__file__).resolve().parents[1]
 CONFIGS = REPO / "configs"
 DEFAULT_ROOT = Path("runs") / "reproduce"
@@ -317,7 +319,7 @@ def finish_run(run_dir: Path, recipe: dict) -> dict:
               "dev": evals[-1]["eval"] if evals else {}, "dev_step": evals[-1]["step"] if evals else None,
               "dev_start": evals[0]["eval"] if evals and evals[0]["step"] == 0 else {},
               "date": _now()}
-    _write_json(Path(run_dir) / DONE, record)
+    write_json(Path(run_dir) / DONE, record)
     return record
 
 
@@ -456,10 +458,7 @@ def write_ordered_english(path: Path, lang: str = "de", sources=("ntrex", "newst
                     current.append(english)
         paragraphs.append(current)
         current = []
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".partial")
-    tmp.write_text("\n\n".join("\n".join(p) for p in paragraphs if len(p) > 1) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
+    write_text(path, "\n\n".join("\n".join(p) for p in paragraphs if len(p) > 1) + "\n")
     return path
 
 
@@ -821,7 +820,7 @@ def run_job(job: Job, paper_dir: Path, runner=execute) -> None:
     argv = fill(list(job.argv), {"dir": paper_dir})
     runner(argv, paper_dir / "jobs" / f"{job.name}.out")
     marker, ident = _job_marker(job, paper_dir)
-    _write_json(marker, {"argv_hash": ident, "argv": argv, "date": _now()})
+    write_json(marker, {"argv_hash": ident, "argv": argv, "date": _now()})
 
 
 def collect(comp: Comparison, paper_dir: Path, planned: dict[str, Planned]) -> dict:
@@ -1159,10 +1158,8 @@ def _num(x: float, sign: bool = False) -> str:
 
 
 def write_table(paper_dir: Path, table: dict) -> None:
-    _write_json(paper_dir / "table.json", table)
-    tmp = paper_dir / "table.md.partial"
-    tmp.write_text(table_markdown(table), encoding="utf-8")
-    os.replace(tmp, paper_dir / "table.md")
+    write_json(paper_dir / "table.json", table)
+    write_text(paper_dir / "table.md", table_markdown(table))
     if claim_bars(table):
         write_claims_plot(table, paper_dir / "claims.png")
 
@@ -1188,8 +1185,6 @@ def write_claims_plot(table: dict, path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from xlingua.io import atomic_open
-
     bars = claim_bars(table)[::-1]  # the table's first claim on top
     fig, ax = plt.subplots(figsize=(11, 1.2 + 0.55 * len(bars)))
     ax.barh(range(len(bars)), [b["margin"] for b in bars], xerr=[b["noise"] or 0.0 for b in bars],
@@ -1209,14 +1204,6 @@ def write_claims_plot(table: dict, path: Path) -> None:
     with atomic_open(path, "wb") as f:
         fig.savefig(f, format="png", dpi=110, bbox_inches="tight")
     plt.close(fig)
-
-
-def _write_json(path: Path, obj) -> None:
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".partial")
-    tmp.write_text(json.dumps(obj, indent=1, default=str) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
 
 
 def _now() -> str:

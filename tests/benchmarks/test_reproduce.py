@@ -205,7 +205,7 @@ def test_a_comparison_evaluates_once_every_run_is_done_and_a_rerun_runs_nothing(
         else:
             model = argv[argv.index("-m") + 1]
             run = R.Path(model).parent.name
-            R._write_json(R.Path(argv[argv.index("-o") + 1]), {"model": model, "complete": True, "tasks": {
+            R.write_json(R.Path(argv[argv.index("-o") + 1]), {"model": model, "complete": True, "tasks": {
                 "t": {"summary": {"acc": figure[run]}, "rows": {}}}})
 
     m = R.Measure("t", ("acc",), "accuracy")
@@ -276,13 +276,13 @@ def test_an_eval_is_done_only_with_the_options_it_was_planned_with(tmp_path):
     """A result made without `--opt tatoeba.bertscore=true` does not stand for one made with it
     (the options are read back from the command the result records)."""
     out = tmp_path / "e.json"
-    R._write_json(out, {"model": "m", "complete": True,
+    R.write_json(out, {"model": "m", "complete": True,
                         "command": "xlingua eval -m m tatoeba:all -o e.json --opt tatoeba.bertscore=true"})
     assert R.eval_done(out, "m", ("tatoeba.bertscore=true",))
     assert not R.eval_done(out, "m")
     assert not R.eval_done(out, "m", ("tatoeba.bertscore=true", "seed=1"))
     assert not R.eval_done(out, "other", ("tatoeba.bertscore=true",))
-    R._write_json(out, {"model": "m", "complete": True, "command": "xlingua eval -m m tatoeba:all -o e.json"})
+    R.write_json(out, {"model": "m", "complete": True, "command": "xlingua eval -m m tatoeba:all -o e.json"})
     assert R.eval_done(out, "m") and not R.eval_done(out, "m", ("tatoeba.bertscore=true",))
 
 
@@ -293,7 +293,7 @@ def test_estimates_take_the_rates_measured_on_finished_work(toy, tmp_path):
     p.dir.mkdir(parents=True, exist_ok=True)
     (p.dir / "log.jsonl").write_text('{"step": 1, "steps_per_s": 2.0}\n{"step": 2, "steps_per_s": 4.0}\n')
     done = tmp_path / "done.json"
-    R._write_json(done, {"tasks": {"t": {"seconds": 15.0}, "u": {"seconds": 5.0}}})
+    R.write_json(done, {"tasks": {"t": {"seconds": 15.0}, "u": {"seconds": 5.0}}})
     rates = R.measured_rates([(p.dir, p.recipe)], [(1000, done)], tmp_path)
     assert rates.sentences_per_s == pytest.approx(50.0)  # 1,000 sentences in 20 s
     ev = p.recipe.get("eval") or {}
@@ -344,6 +344,9 @@ def test_the_claims_plot_shows_each_measured_claim_past_its_threshold_with_its_n
     assert [(b["label"], b["margin"], b["noise"], b["verdict"]) for b in bars] == [
         ("A beats B: accuracy", pytest.approx(3.0), pytest.approx(1.5), "reproduced"),
         ("B within 2 of A: accuracy", pytest.approx(-1.0), None, "not reproduced")]  # -3 - (-2)
+    table["title"] = "toy: N²−N negatives"  # written as UTF-8 and read back unchanged
     R.write_table(tmp_path, table)
+    assert json.loads((tmp_path / "table.json").read_text(encoding="utf-8")) == table
+    assert (tmp_path / "table.md").read_text(encoding="utf-8") == R.table_markdown(table)
     assert (tmp_path / "claims.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert not list(tmp_path.glob("*.partial*"))
