@@ -1186,13 +1186,18 @@ def write_claims_plot(table: dict, path: Path) -> None:
     import matplotlib.pyplot as plt
 
     bars = claim_bars(table)[::-1]  # the table's first claim on top
-    fig, ax = plt.subplots(figsize=(11, 1.2 + 0.55 * len(bars)))
-    ax.barh(range(len(bars)), [b["margin"] for b in bars], xerr=[b["noise"] or 0.0 for b in bars],
+    labels = [textwrap.wrap(b["label"], 55) for b in bars]
+    rows = [max(0.55, 0.14 * len(lines)) for lines in labels]  # room for a long label's lines
+    y = [sum(rows[:i]) + rows[i] / 2 for i in range(len(rows))]
+    fig, ax = plt.subplots(figsize=(11, 1.2 + sum(rows)))
+    ax.barh(y, [b["margin"] for b in bars], height=0.4,
+            xerr=[b["noise"] or 0.0 for b in bars],
             color=[VERDICT_COLOURS.get(b["verdict"], "tab:gray") for b in bars], capsize=3)
-    ax.set_yticks(range(len(bars)), ["\n".join(textwrap.wrap(b["label"], 55)) for b in bars], fontsize=7)
+    ax.set_yticks(y, ["\n".join(lines) for lines in labels], fontsize=7)
+    ax.set_ylim(0, sum(rows))
     for i, b in enumerate(bars):  # the figures in words: QE's Pearson and accuracy points share one axis
         noise = "no noise measured" if b["noise"] is None else f"noise {_num(b['noise'])}"
-        ax.annotate(f"{_num(b['margin'], sign=True)} ({noise})", (0, i), fontsize=6,
+        ax.annotate(f"{_num(b['margin'], sign=True)} ({noise})", (0, y[i]), fontsize=6,
                     xytext=(-4 if b["margin"] > 0 else 4, 0), textcoords="offset points", va="center",
                     ha="right" if b["margin"] > 0 else "left")
     ax.axvline(0, color="black", linewidth=0.8)
