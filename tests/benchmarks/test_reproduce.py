@@ -277,7 +277,7 @@ def test_an_eval_is_done_only_with_the_options_it_was_planned_with(tmp_path):
     (the options are read back from the command the result records)."""
     out = tmp_path / "e.json"
     R.write_json(out, {"model": "m", "complete": True,
-                        "command": "xlingua eval -m m tatoeba:all -o e.json --opt tatoeba.bertscore=true"})
+                       "command": "xlingua eval -m m tatoeba:all -o e.json --opt tatoeba.bertscore=true"})
     assert R.eval_done(out, "m", ("tatoeba.bertscore=true",))
     assert not R.eval_done(out, "m")
     assert not R.eval_done(out, "m", ("tatoeba.bertscore=true", "seed=1"))
