@@ -28,6 +28,11 @@ weights of an unbroken run); a run killed before its first checkpoint starts aga
 are read once, by `xlingua eval`, after every run of the comparison has finished. The table
 goes to runs/reproduce/PAPER/table.json and table.md, and a plot of the claims to claims.png.
 
+With `--records DIR`, each result (a run's done.json, an evaluation's result, the table; no
+weights) is also copied to DIR/PAPER as it is written, and what the root lacks is taken from
+there first. A run whose done.json matches and whose evaluations are all read needs no weights,
+so a comparison moved to another machine (same --root) trains and reads only what is left.
+
 Verdict of a claim "A - B > t" (t = 0 for "A beats B"; t = -2 for "A within 2 points of B"):
 "reproduced" when A - B - t > noise, "reproduced in direction" when 0 < A - B - t <= noise (or
 the noise was not measured), "not reproduced" otherwise.
@@ -278,9 +283,10 @@ def preflight(recipe: dict, where: str = "recipe") -> str | None:
     return None
 
 
-def run_state(run_dir: Path, recipe: dict) -> str:
-    """"done" (its done.json matches the recipe and final/ is there), "resume" (a checkpoint
-    to go on from) or "new". A done.json of another recipe raises PlanError."""
+def run_state(run_dir: Path, recipe: dict, evaluated: bool = False) -> str:
+    """"done" (its done.json matches the recipe, and final/ is there or every evaluation of
+    the run is read, so its weights are no longer needed), "resume" (a checkpoint to go on
+    from) or "new". A done.json of another recipe raises PlanError."""
     run_dir = Path(run_dir)
     done = run_dir / DONE
     if done.exists():
@@ -288,7 +294,7 @@ def run_state(run_dir: Path, recipe: dict) -> str:
         if record.get("recipe_hash") != recipe_hash(recipe):
             raise PlanError(f"{run_dir} holds a finished run of another recipe (hash {record.get('recipe_hash')}, "
                             f"planned {recipe_hash(recipe)}): remove it or use another --root")
-        if (run_dir / "final").is_dir():
+        if (run_dir / "final").is_dir() or evaluated:
             return "done"
     return "resume" if (run_dir / "checkpoint.pt").exists() else "new"
 
@@ -731,7 +737,9 @@ def plan(comp: Comparison, paper_dir: Path, configs: Path = CONFIGS) -> tuple[li
         run_dir = paper_dir / run.name
         recipe = {**fill(templates[run.name], paths), "output_dir": str(run_dir)}
         why = preflight(recipe, where=f"{run.name} ({run.recipe} + overrides)")
-        state = "blocked" if why else run_state(run_dir, templates[run.name])
+        evaluated = all(eval_done(paper_dir / "eval" / f"{e.name}.json", run_model(run_dir, comp.precision), e.opts)
+                        for e in comp.evals if e.model == run.name)
+        state = "blocked" if why else run_state(run_dir, templates[run.name], evaluated)
         out.append(Planned(run, templates[run.name], recipe, run_dir, state, why))
     return out, shared
 
@@ -784,11 +792,15 @@ EVAL_SPECS = {"fp32": ("{}", {START: START}),
               "bf16": ("bf16:{}", {START: "e5-small:bf16", "bundled": "bundled:bf16"})}
 
 
+def run_model(run_dir: Path, precision: str = "fp32") -> str:
+    """The encoder spec a run's final model is evaluated through."""
+    return EVAL_SPECS[precision][0].format(Path(run_dir) / "final")
+
+
 def eval_model(e: Eval, planned: dict[str, Planned], precision: str = "fp32") -> str:
-    run_spec, named = EVAL_SPECS[precision]
     if e.model in planned:
-        return run_spec.format(planned[e.model].dir / "final")
-    return named.get(e.model, e.model)
+        return run_model(planned[e.model].dir, precision)
+    return EVAL_SPECS[precision][1].get(e.model, e.model)
 
 
 def in_precision(comp: "Comparison", precision: str) -> "Comparison":
@@ -837,13 +849,66 @@ def collect(comp: Comparison, paper_dir: Path, planned: dict[str, Planned]) -> d
     return results
 
 
+# -- records: the results without the weights -------------------------------------------------
+TABLE_FILES = ("table.json", "table.md", "claims.png")
+
+
+def record_files(comp: Comparison, paper_dir: Path) -> list[Path]:
+    """The small files that hold a comparison's results, relative to its directory: each run's
+    done.json, each evaluation's result, each job's marker and output, the table. Weights, logs
+    and recipes (which name local data paths) stay out."""
+    rels = [Path(r.name) / DONE for r in comp.runs] + [Path("eval") / f"{e.name}.json" for e in comp.evals]
+    for job in comp.jobs:
+        rels.append(_job_marker(job, Path())[0])
+        out = Path(fill(job.output, {"dir": paper_dir})) if job.output else None
+        if out and out.resolve().is_relative_to(Path(paper_dir).resolve()):
+            rels.append(out.resolve().relative_to(Path(paper_dir).resolve()))
+    return rels + [Path(f) for f in TABLE_FILES]
+
+
+def _copy(src: Path, dst: Path) -> None:
+    with atomic_open(dst, "wb") as f:
+        f.write(src.read_bytes())
+
+
+def restore_records(comp: Comparison, paper_dir: Path, records: Path) -> list[Path]:
+    """Copy from `records` what `paper_dir` lacks: results, and the done.json of runs it has no
+    directory for at all (a run begun here keeps its own state). Returns what was copied."""
+    copied = []
+    for rel in record_files(comp, paper_dir):
+        src, dst = Path(records) / rel, Path(paper_dir) / rel
+        if not src.exists() or dst.exists() or (rel.name == DONE and dst.parent.exists()):
+            continue
+        _copy(src, dst)
+        copied.append(rel)
+    return copied
+
+
+def save_records(comp: Comparison, paper_dir: Path, records: Path) -> None:
+    """Copy each result file of `paper_dir` that `records` lacks or holds in another version."""
+    for rel in record_files(comp, paper_dir):
+        src, dst = Path(paper_dir) / rel, Path(records) / rel
+        if src.exists() and (not dst.exists() or dst.read_bytes() != src.read_bytes()):
+            _copy(src, dst)
+
+
 def reproduce(paper: str, root: Path = DEFAULT_ROOT, dry_run: bool = False, dev_only: bool = False,
               configs: Path = CONFIGS, comparison: Comparison | None = None, runner=execute, echo=print,
-              precision: str = "fp32") -> dict:
+              precision: str = "fp32", records: Path | None = None) -> dict:
     """Plan, (unless dry_run) train what is not done, evaluate once every run is done, write the
-    table; returns it."""
+    table; returns it. With `records`, results are taken from there first and copied there as
+    each one is written."""
     comp = in_precision(comparison or COMPARISONS[paper](), precision)
     paper_dir = Path(root) / comp.paper
+    records = Path(records) / comp.paper if records else None
+    if records:
+        for rel in restore_records(comp, paper_dir, records):
+            echo(f"== {comp.paper}: {rel} taken from {records}")
+
+    def keep():
+        if records:
+            save_records(comp, paper_dir, records)
+
     runs, shared = plan(comp, paper_dir, configs)
     planned = {p.run.name: p for p in runs}
     echo(describe_plan(comp, runs, shared, paper_dir))
@@ -856,9 +921,11 @@ def reproduce(paper: str, root: Path = DEFAULT_ROOT, dry_run: bool = False, dev_
         if p.state != "blocked":
             echo(f"== {comp.paper}/{p.run.name}: {p.state}")
             train_run(p, runner)
+            keep()
     for job in comp.jobs:
         echo(f"== {comp.paper}/{job.name}")
         run_job(job, paper_dir, runner)
+        keep()
     trained = all(p.state in ("done", "blocked") for p in runs)
     if trained and not dev_only:
         for e in comp.evals:
@@ -869,8 +936,10 @@ def reproduce(paper: str, root: Path = DEFAULT_ROOT, dry_run: bool = False, dev_
             if not eval_done(out, model, e.opts):
                 echo(f"== {comp.paper}/eval/{e.name}")
                 runner(["xlingua", *eval_command(model, e, out)], paper_dir / "eval" / f"{e.name}.out")
+                keep()
     table = build_table(comp, runs, shared, collect(comp, paper_dir, planned))
     write_table(paper_dir, table)
+    keep()
     echo(table_markdown(table))
     return table
 
@@ -1224,10 +1293,14 @@ def main(argv=None) -> int:
     ap.add_argument("--precision", default="fp32", choices=sorted(EVAL_SPECS),
                     help="bf16: train and evaluate under bfloat16 (about twice as fast on CPUs with AMX or "
                     "AVX512-BF16); every run of a comparison in the same precision")
+    ap.add_argument("--records", help="also keep each result (done.json of runs, evaluation results, the "
+                    "table; no weights) under RECORDS/PAPER, and take from there what the root lacks: with "
+                    "the same --root, a comparison goes on elsewhere without retraining the runs already "
+                    "evaluated")
     args = ap.parse_args(argv)
     try:
         reproduce(args.paper, Path(args.root), dry_run=args.dry_run, dev_only=args.dev_only,
-                  precision=args.precision)
+                  precision=args.precision, records=Path(args.records) if args.records else None)
     except PlanError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

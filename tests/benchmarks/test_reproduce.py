@@ -3,6 +3,7 @@ at equal steps and pairs seen (an unequal plan is refused), objectives that lack
 blocked before anything runs, a finished run not rerun, a killed run resumed from its checkpoint
 without repeating steps, the noise and the verdict rule on hand-made numbers."""
 import json
+import shutil
 
 import pytest
 import yaml
@@ -185,13 +186,10 @@ def test_the_papers_comparisons_run_at_equal_compute_with_a_repeated_seed(tmp_pa
                     assert ref.source in evals, f"{name}: {claim.name} reads {ref.source}, which nothing writes"
 
 
-@pytest.mark.parametrize("precision", ["fp32", "bf16"])
-def test_a_comparison_evaluates_once_every_run_is_done_and_a_rerun_runs_nothing(toy, tmp_path, precision):
-    """reproduce() end to end with a stand-in for the CLI: training writes what `xlingua train`
-    writes (log, final/), evaluation writes a result; the table holds the verdict, in either
-    precision (the results are read back under the model spec they were written with)."""
-    figure = {"a": 80.0, "a_seed1": 79.0, "b": 75.0}
-    calls = []
+def fake_cli(calls, figure=None):
+    """A stand-in for the CLI: training writes what `xlingua train` writes (log, final/),
+    evaluation writes a result with the run's figure."""
+    figure = figure or {"a": 80.0, "a_seed1": 79.0, "b": 75.0}
 
     def cli(argv, log):
         calls.append(argv[1])
@@ -207,11 +205,25 @@ def test_a_comparison_evaluates_once_every_run_is_done_and_a_rerun_runs_nothing(
             run = R.Path(model).parent.name
             R.write_json(R.Path(argv[argv.index("-o") + 1]), {"model": model, "complete": True, "tasks": {
                 "t": {"summary": {"acc": figure[run]}, "rows": {}}}})
+    return cli
 
+
+def toy_comparison(toy):
+    """Runs a, a_seed1 (the noise) and b, each evaluated; the claim a beats b."""
     m = R.Measure("t", ("acc",), "accuracy")
-    comp = R.Comparison("toy", "toy", [toy_run(toy, "a"), toy_run(toy, "a_seed1", seed=1), toy_run(toy, "b")],
+    return R.Comparison("toy", "toy", [toy_run(toy, "a"), toy_run(toy, "a_seed1", seed=1), toy_run(toy, "b")],
                         [R.Eval(n, n, ("t",)) for n in ("a", "a_seed1", "b")],
                         claims=[R.Claim("a beats b", R.Ref("a", m), R.Ref("b", m), 0.0, ("a", "a_seed1"))])
+
+
+@pytest.mark.parametrize("precision", ["fp32", "bf16"])
+def test_a_comparison_evaluates_once_every_run_is_done_and_a_rerun_runs_nothing(toy, tmp_path, precision):
+    """reproduce() end to end with a stand-in for the CLI: training writes what `xlingua train`
+    writes (log, final/), evaluation writes a result; the table holds the verdict, in either
+    precision (the results are read back under the model spec they were written with)."""
+    calls = []
+    cli = fake_cli(calls)
+    comp = toy_comparison(toy)
     table = R.reproduce("toy", tmp_path, comparison=comp, configs=toy["configs"], runner=cli, echo=lambda *a: None,
                         precision=precision)
     assert calls == ["train", "train", "train", "eval", "eval", "eval"]  # evaluation sets read after all training
@@ -230,6 +242,47 @@ def test_a_comparison_evaluates_once_every_run_is_done_and_a_rerun_runs_nothing(
     R.reproduce("toy", tmp_path / "dev", comparison=comp, configs=toy["configs"], runner=cli, echo=lambda *a: None,
                 dev_only=True)
     assert calls == ["train"] * 3
+
+
+def test_records_carry_a_comparison_to_a_new_root_without_weights_or_retraining(toy, tmp_path, monkeypatch):
+    """Results kept under --records rebuild the table on a machine that has none of the runs; a
+    run whose evaluation is not recorded is trained and read again, and only that one."""
+    monkeypatch.chdir(tmp_path)  # relative roots, as the CLI's default: results name the same paths
+    calls = []
+    cli = fake_cli(calls)
+    comp = toy_comparison(toy)
+    quiet = dict(comparison=comp, configs=toy["configs"], runner=cli, echo=lambda *a: None, records=R.Path("kept"))
+    first = R.reproduce("toy", R.Path("runs"), **quiet)
+    kept = sorted(str(p.relative_to("kept/toy")) for p in R.Path("kept/toy").rglob("*") if p.is_file())
+    assert kept == ["a/done.json", "a_seed1/done.json", "b/done.json", "claims.png", "eval/a.json",
+                    "eval/a_seed1.json", "eval/b.json", "table.json", "table.md"]  # no weights, no logs
+
+    calls.clear()
+    shutil.rmtree("runs")  # another machine: nothing of the runs is there
+    again = R.reproduce("toy", R.Path("runs"), **quiet)
+    assert calls == [] and not R.Path("runs/toy/a/final").exists()
+    assert again["claims"] == first["claims"] and again["claims"][0]["verdict"] == "reproduced"
+
+    shutil.rmtree("runs")
+    R.Path("kept/toy/eval/b.json").unlink()
+    R.reproduce("toy", R.Path("runs"), **quiet)
+    assert calls == ["train", "eval"] and R.Path("runs/toy/b/final").is_dir()
+    assert R.Path("kept/toy/eval/b.json").exists()
+
+
+def test_a_finished_run_without_weights_is_done_only_once_evaluated(toy, tmp_path):
+    comp = toy_comparison(toy)
+    recipe = R.derive_recipe(comp.runs[0], toy["configs"])
+    run_dir = tmp_path / "a"
+    run_dir.mkdir()
+    (run_dir / "done.json").write_text(json.dumps({"recipe_hash": R.recipe_hash(recipe)}))
+    assert R.run_state(run_dir, recipe) == "new"
+    assert R.run_state(run_dir, recipe, evaluated=True) == "done"
+    planned, _ = R.plan(comp, tmp_path, toy["configs"])
+    assert planned[0].state == "new"
+    R.write_json(tmp_path / "eval" / "a.json", {"model": R.run_model(run_dir), "complete": True, "tasks": {}})
+    planned, _ = R.plan(comp, tmp_path, toy["configs"])
+    assert planned[0].state == "done"
 
 
 def test_bf16_trains_every_run_and_reads_every_model_in_bf16(toy, tmp_path):
