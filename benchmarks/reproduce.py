@@ -4,6 +4,7 @@ can rerun.
     python benchmarks/reproduce.py onealigner --dry-run   # the plan: runs, steps, pairs seen, cost
     python benchmarks/reproduce.py onealigner             # train, evaluate, write the table
     python benchmarks/reproduce.py muse --dev-only        # train and read dev only
+    python benchmarks/reproduce.py muse --table-only      # the table of what has finished so far
 
 Papers: onealigner, dueam, muse, laser, meaning (docs/reproductions.md says what each claims).
 
@@ -894,10 +895,11 @@ def save_records(comp: Comparison, paper_dir: Path, records: Path) -> None:
 
 def reproduce(paper: str, root: Path = DEFAULT_ROOT, dry_run: bool = False, dev_only: bool = False,
               configs: Path = CONFIGS, comparison: Comparison | None = None, runner=execute, echo=print,
-              precision: str = "fp32", records: Path | None = None) -> dict:
+              precision: str = "fp32", records: Path | None = None, table_only: bool = False) -> dict:
     """Plan, (unless dry_run) train what is not done, evaluate once every run is done, write the
     table; returns it. With `records`, results are taken from there first and copied there as
-    each one is written."""
+    each one is written. `table_only` writes the table of the results there are, running
+    nothing."""
     comp = in_precision(comparison or COMPARISONS[paper](), precision)
     paper_dir = Path(root) / comp.paper
     records = Path(records) / comp.paper if records else None
@@ -914,20 +916,20 @@ def reproduce(paper: str, root: Path = DEFAULT_ROOT, dry_run: bool = False, dev_
     echo(describe_plan(comp, runs, shared, paper_dir))
     if dry_run:
         return {}
-    for key, (rel, writer) in comp.data.items():
+    for key, (rel, writer) in [] if table_only else comp.data.items():
         if not (paper_dir / rel).exists():
             writer(paper_dir / rel)
-    for p in runs:
+    for p in [] if table_only else runs:
         if p.state != "blocked":
             echo(f"== {comp.paper}/{p.run.name}: {p.state}")
             train_run(p, runner)
             keep()
-    for job in comp.jobs:
+    for job in [] if table_only else comp.jobs:
         echo(f"== {comp.paper}/{job.name}")
         run_job(job, paper_dir, runner)
         keep()
     trained = all(p.state in ("done", "blocked") for p in runs)
-    if trained and not dev_only:
+    if trained and not dev_only and not table_only:
         for e in comp.evals:
             model = eval_model(e, planned, comp.precision)
             if e.model in planned and planned[e.model].state == "blocked":
@@ -1293,6 +1295,8 @@ def main(argv=None) -> int:
     ap.add_argument("--precision", default="fp32", choices=sorted(EVAL_SPECS),
                     help="bf16: train and evaluate under bfloat16 (about twice as fast on CPUs with AMX or "
                     "AVX512-BF16); every run of a comparison in the same precision")
+    ap.add_argument("--table-only", action="store_true",
+                    help="write the table of the results there are (claims not yet measured stay open); run nothing")
     ap.add_argument("--records", help="also keep each result (done.json of runs, evaluation results, the "
                     "table; no weights) under RECORDS/PAPER, and take from there what the root lacks: with "
                     "the same --root, a comparison goes on elsewhere without retraining the runs already "
@@ -1300,7 +1304,8 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     try:
         reproduce(args.paper, Path(args.root), dry_run=args.dry_run, dev_only=args.dev_only,
-                  precision=args.precision, records=Path(args.records) if args.records else None)
+                  precision=args.precision, records=Path(args.records) if args.records else None,
+                  table_only=args.table_only)
     except PlanError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

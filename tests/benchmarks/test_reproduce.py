@@ -265,6 +265,9 @@ def test_records_carry_a_comparison_to_a_new_root_without_weights_or_retraining(
 
     shutil.rmtree("runs")
     R.Path("kept/toy/eval/b.json").unlink()
+    partial = R.reproduce("toy", R.Path("runs"), table_only=True, **quiet)  # the table so far: b not read
+    assert calls == [] and partial["claims"][0]["verdict"].startswith("not yet run")
+    assert not R.Path("runs/toy/b/final").exists()
     R.reproduce("toy", R.Path("runs"), **quiet)
     assert calls == ["train", "eval"] and R.Path("runs/toy/b/final").is_dir()
     assert R.Path("kept/toy/eval/b.json").exists()
