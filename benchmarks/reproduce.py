@@ -895,11 +895,12 @@ def save_records(comp: Comparison, paper_dir: Path, records: Path) -> None:
 
 def reproduce(paper: str, root: Path = DEFAULT_ROOT, dry_run: bool = False, dev_only: bool = False,
               configs: Path = CONFIGS, comparison: Comparison | None = None, runner=execute, echo=print,
-              precision: str = "fp32", records: Path | None = None, table_only: bool = False) -> dict:
+              precision: str = "fp32", records: Path | None = None, table_only: bool = False,
+              only: tuple = ()) -> dict:
     """Plan, (unless dry_run) train what is not done, evaluate once every run is done, write the
     table; returns it. With `records`, results are taken from there first and copied there as
     each one is written. `table_only` writes the table of the results there are, running
-    nothing."""
+    nothing; `only` trains just the runs it names."""
     comp = in_precision(comparison or COMPARISONS[paper](), precision)
     paper_dir = Path(root) / comp.paper
     records = Path(records) / comp.paper if records else None
@@ -913,6 +914,9 @@ def reproduce(paper: str, root: Path = DEFAULT_ROOT, dry_run: bool = False, dev_
 
     runs, shared = plan(comp, paper_dir, configs)
     planned = {p.run.name: p for p in runs}
+    unknown = set(only) - set(planned)
+    if unknown:
+        raise PlanError(f"{comp.paper} has no run {', '.join(sorted(unknown))}; its runs: {', '.join(planned)}")
     echo(describe_plan(comp, runs, shared, paper_dir))
     if dry_run:
         return {}
@@ -920,7 +924,7 @@ def reproduce(paper: str, root: Path = DEFAULT_ROOT, dry_run: bool = False, dev_
         if not (paper_dir / rel).exists():
             writer(paper_dir / rel)
     for p in [] if table_only else runs:
-        if p.state != "blocked":
+        if p.state != "blocked" and (not only or p.run.name in only):
             echo(f"== {comp.paper}/{p.run.name}: {p.state}")
             train_run(p, runner)
             keep()
@@ -1297,6 +1301,8 @@ def main(argv=None) -> int:
                     "AVX512-BF16); every run of a comparison in the same precision")
     ap.add_argument("--table-only", action="store_true",
                     help="write the table of the results there are (claims not yet measured stay open); run nothing")
+    ap.add_argument("--only", default="", help="train only these runs (comma-separated names), e.g. for "
+                    "their dev figures; the evaluation sets wait until every run is done")
     ap.add_argument("--records", help="also keep each result (done.json of runs, evaluation results, the "
                     "table; no weights) under RECORDS/PAPER, and take from there what the root lacks: with "
                     "the same --root, a comparison goes on elsewhere without retraining the runs already "
@@ -1305,7 +1311,7 @@ def main(argv=None) -> int:
     try:
         reproduce(args.paper, Path(args.root), dry_run=args.dry_run, dev_only=args.dev_only,
                   precision=args.precision, records=Path(args.records) if args.records else None,
-                  table_only=args.table_only)
+                  table_only=args.table_only, only=tuple(n for n in args.only.split(",") if n))
     except PlanError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -237,6 +237,15 @@ def test_a_comparison_evaluates_once_every_run_is_done_and_a_rerun_runs_nothing(
                 precision=precision)
     assert calls == []
 
+    # only the runs named: b trains, nothing is evaluated while a and a_seed1 are not done
+    calls.clear()
+    R.reproduce("toy", tmp_path / "one", comparison=comp, configs=toy["configs"], runner=cli, echo=lambda *a: None,
+                only=("b",))
+    assert calls == ["train"] and (tmp_path / "one" / "toy" / "b" / "final").is_dir()
+    with pytest.raises(R.PlanError, match="no run c"):
+        R.reproduce("toy", tmp_path / "one", comparison=comp, configs=toy["configs"], runner=cli,
+                    echo=lambda *a: None, only=("c",))
+
     # dev only: training, no evaluation set read
     calls.clear()
     R.reproduce("toy", tmp_path / "dev", comparison=comp, configs=toy["configs"], runner=cli, echo=lambda *a: None,
