@@ -920,18 +920,19 @@ def reproduce(paper: str, root: Path = DEFAULT_ROOT, dry_run: bool = False, dev_
     echo(describe_plan(comp, runs, shared, paper_dir))
     if dry_run:
         return {}
-    for key, (rel, writer) in [] if table_only else comp.data.items():
-        if not (paper_dir / rel).exists():
-            writer(paper_dir / rel)
-    for p in [] if table_only else runs:
-        if p.state != "blocked" and (not only or p.run.name in only):
-            echo(f"== {comp.paper}/{p.run.name}: {p.state}")
-            train_run(p, runner)
+    if not table_only:
+        for key, (rel, writer) in comp.data.items():
+            if not (paper_dir / rel).exists():
+                writer(paper_dir / rel)
+        for p in runs:
+            if p.state != "blocked" and (not only or p.run.name in only):
+                echo(f"== {comp.paper}/{p.run.name}: {p.state}")
+                train_run(p, runner)
+                keep()
+        for job in comp.jobs:
+            echo(f"== {comp.paper}/{job.name}")
+            run_job(job, paper_dir, runner)
             keep()
-    for job in [] if table_only else comp.jobs:
-        echo(f"== {comp.paper}/{job.name}")
-        run_job(job, paper_dir, runner)
-        keep()
     trained = all(p.state in ("done", "blocked") for p in runs)
     if trained and not dev_only and not table_only:
         for e in comp.evals:
