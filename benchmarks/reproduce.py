@@ -47,6 +47,7 @@ import hashlib
 import json
 import os
 import shlex
+import shutil
 import subprocess
 import sys
 from dataclasses import dataclass, field, replace
@@ -54,7 +55,7 @@ from pathlib import Path
 
 import yaml
 
-from xlingua.io import atomic_open, write_json, write_text
+from xlingua.io import atomic_open, atomic_path, write_json, write_text
 
 REPO = Path(__file__).resolve().parents[1]
 CONFIGS = REPO / "configs"
@@ -868,8 +869,8 @@ def record_files(comp: Comparison, paper_dir: Path) -> list[Path]:
 
 
 def _copy(src: Path, dst: Path) -> None:
-    with atomic_open(dst, "wb") as f:
-        f.write(src.read_bytes())
+    with atomic_path(dst) as tmp:
+        shutil.copyfile(src, tmp)
 
 
 def restore_records(comp: Comparison, paper_dir: Path, records: Path) -> list[Path]:

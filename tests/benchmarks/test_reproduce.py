@@ -186,10 +186,10 @@ def test_the_papers_comparisons_run_at_equal_compute_with_a_repeated_seed(tmp_pa
                     assert ref.source in evals, f"{name}: {claim.name} reads {ref.source}, which nothing writes"
 
 
-def fake_cli(calls, figure=None):
+def fake_cli(calls):
     """A stand-in for the CLI: training writes what `xlingua train` writes (log, final/),
     evaluation writes a result with the run's figure."""
-    figure = figure or {"a": 80.0, "a_seed1": 79.0, "b": 75.0}
+    figure = {"a": 80.0, "a_seed1": 79.0, "b": 75.0}
 
     def cli(argv, log):
         calls.append(argv[1])
