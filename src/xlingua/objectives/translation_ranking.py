@@ -65,7 +65,10 @@ class TranslationRankingTask(TrainingTask):
         if path.exists():  # a resumed run reuses the negatives of its start
             self.negatives = json.loads(path.read_text())
             return
-        miner = model if self.mine_with is None else type(model).load(self.mine_with, model.max_seq_length)
+        miner = model
+        if self.mine_with is not None:
+            miner = type(model).load(self.mine_with, model.max_seq_length)
+            miner.precision = model.precision
         self.negatives = mine_hard_negatives(miner, [e[0] for e in self.examples], [e[1] for e in self.examples], self.k)
         if rank() == 0:  # every process mines the same negatives; one writes them
             write_json(path, self.negatives, indent=None)
@@ -82,19 +85,24 @@ class TranslationRankingTask(TrainingTask):
 
 @torch.no_grad()
 def mine_hard_negatives(model, sources: list[str], targets: list[str], k: int, batch_size: int = 64) -> list[list[int]]:
-    """For each source, the k most similar targets other than its own (cosine, exact)."""
-    src = torch.nn.functional.normalize(model.encode(sources, batch_size), dim=-1)
-    tgt = torch.nn.functional.normalize(model.encode(targets, batch_size), dim=-1)
+    """For each source, the k most similar targets (cosine, exact) other than its own and any
+    target with the same text. The model encodes under its training precision (bf16 autocast
+    when `model.precision` is "bf16"), with a progress bar."""
+    with torch.autocast("cpu", dtype=torch.bfloat16, enabled=getattr(model, "precision", "fp32") == "bf16"):
+        src = F.normalize(model.encode(sources, batch_size, show_progress=True).float(), dim=-1)
+        tgt = F.normalize(model.encode(targets, batch_size, show_progress=True).float(), dim=-1)
+    same: dict[str, int] = {}
+    text_id = torch.tensor([same.setdefault(t, len(same)) for t in targets])
     out = []
     for start in range(0, len(src), 1024):
         sim = src[start : start + 1024] @ tgt.T
-        rows = torch.arange(sim.shape[0])
-        sim[rows, rows + start] = -float("inf")
-        # identical target strings are not negatives either
-        out.extend(sim.topk(min(k + 4, len(tgt) - 1), dim=1).indices.tolist())
-    clean = []
-    for i, cand in enumerate(out):
-        clean.append([j for j in cand if targets[j] != targets[i]][:k])
-        if len(clean[-1]) < k:
-            raise ValueError(f"could not find {k} hard negatives for example {i}")
-    return clean
+        # a repeated target text (a short reply, a title) is the gold answer, not a negative
+        sim[text_id[start : start + 1024, None] == text_id[None, :]] = -float("inf")
+        top = sim.topk(min(k, len(tgt)), dim=1)
+        short = (~torch.isfinite(top.values)).any(dim=1).nonzero()
+        if len(short) or top.values.shape[1] < k:
+            i = start + (int(short[0]) if len(short) else 0)
+            raise ValueError(f"could not find {k} hard negatives for example {i}: fewer than {k} "
+                             "other distinct target texts")
+        out.extend(top.indices.tolist())
+    return out

@@ -72,9 +72,10 @@ class SentenceModel(nn.Module):
             result["token_mask"] = ((pos >= self._head) & (pos < length - self._tail)).to(mask.dtype)
         return result
 
-    def encode(self, texts: list[str], batch_size: int = 64) -> torch.Tensor:
+    def encode(self, texts: list[str], batch_size: int = 64, show_progress: bool = False) -> torch.Tensor:
         """Inference embeddings as the saved model will give them (eval mode, no grad)."""
-        return torch.from_numpy(np.asarray(self.encoder.encode(texts, batch_size=batch_size)))
+        return torch.from_numpy(np.asarray(self.encoder.encode(texts, batch_size=batch_size,
+                                                               show_progress=show_progress)))
 
     def save(self, path: str | Path, **meta) -> Path:
         return self.encoder.save(path, trained_by="xlingua train", **meta)
