@@ -4,8 +4,8 @@ config names it under `objective:`; nothing else lists it.
 
 A task receives the model being trained as `model(texts, token_layer=None)` -> {"embedding"
 (n, d), and with token_layer "tokens" (n, L, d), "token_mask" (n, L)} and
-`model.encode(texts, batch_size, show_progress=False)` (inference embeddings). Objectives with parameters (heads)
-are submodules of the task, so the optimizer and checkpoints include them."""
+`model.encode(texts, batch_size, show_progress=False)` (inference embeddings). Objectives with
+parameters (heads) are submodules of the task, so the optimizer and checkpoints include them."""
 from __future__ import annotations
 
 from pathlib import Path

@@ -89,8 +89,8 @@ def mine_hard_negatives(model, sources: list[str], targets: list[str], k: int, b
     target with the same text. The model encodes under its training precision (bf16 autocast
     when `model.precision` is "bf16"), with a progress bar."""
     with torch.autocast("cpu", dtype=torch.bfloat16, enabled=getattr(model, "precision", "fp32") == "bf16"):
-        src = F.normalize(model.encode(sources, batch_size, show_progress=True).float(), dim=-1)
-        tgt = F.normalize(model.encode(targets, batch_size, show_progress=True).float(), dim=-1)
+        src = F.normalize(model.encode(sources, batch_size, show_progress=True), dim=-1)
+        tgt = F.normalize(model.encode(targets, batch_size, show_progress=True), dim=-1)
     same: dict[str, int] = {}
     text_id = torch.tensor([same.setdefault(t, len(same)) for t in targets])
     out = []
