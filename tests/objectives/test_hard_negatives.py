@@ -38,10 +38,11 @@ def test_a_target_repeated_in_the_data_is_never_a_negative_of_its_twins():
     assert mine_hard_negatives(model, sources, targets, k=1) == [[1], [0], [1]]
 
 
-def test_too_few_distinct_targets_is_an_error_naming_the_example():
+def test_too_few_distinct_targets_is_an_error_naming_the_example_before_encoding():
     model = Placed({**VECTORS, "yes": [1.0, 0.0]})
     with pytest.raises(ValueError, match="could not find 1 hard negatives for example 0"):
         mine_hard_negatives(model, ["s0", "s3"], ["yes", "yes"], k=1)
+    assert model.autocast == []  # found before any encoding
 
 
 def test_a_bf16_run_mines_under_bf16_autocast():

@@ -88,21 +88,21 @@ def mine_hard_negatives(model, sources: list[str], targets: list[str], k: int, b
     """For each source, the k most similar targets (cosine, exact) other than its own and any
     target with the same text. The model encodes under its training precision (bf16 autocast
     when `model.precision` is "bf16"), with a progress bar."""
+    same: dict[str, int] = {}
+    text_id = torch.tensor([same.setdefault(t, len(same)) for t in targets])
+    # checked before encoding, so a corpus that cannot give k negatives fails at once
+    others = len(targets) - torch.bincount(text_id)[text_id]
+    short = (others < k).nonzero()
+    if len(short):
+        raise ValueError(f"could not find {k} hard negatives for example {int(short[0])}: fewer than {k} "
+                         "targets with another text")
     with torch.autocast("cpu", dtype=torch.bfloat16, enabled=getattr(model, "precision", "fp32") == "bf16"):
         src = F.normalize(model.encode(sources, batch_size, show_progress=True), dim=-1)
         tgt = F.normalize(model.encode(targets, batch_size, show_progress=True), dim=-1)
-    same: dict[str, int] = {}
-    text_id = torch.tensor([same.setdefault(t, len(same)) for t in targets])
     out = []
     for start in range(0, len(src), 1024):
         sim = src[start : start + 1024] @ tgt.T
         # a repeated target text (a short reply, a title) is the gold answer, not a negative
         sim[text_id[start : start + 1024, None] == text_id[None, :]] = -float("inf")
-        top = sim.topk(min(k, len(tgt)), dim=1)
-        short = (~torch.isfinite(top.values)).any(dim=1).nonzero()
-        if len(short) or top.values.shape[1] < k:
-            i = start + (int(short[0]) if len(short) else 0)
-            raise ValueError(f"could not find {k} hard negatives for example {i}: fewer than {k} "
-                             "other distinct target texts")
-        out.extend(top.indices.tolist())
+        out.extend(sim.topk(k, dim=1).indices.tolist())
     return out
