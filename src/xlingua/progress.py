@@ -1,8 +1,13 @@
 """Shared progress-bar pieces (rich)."""
 from __future__ import annotations
 
-from rich.progress import ProgressColumn
+import threading
+
+from rich.progress import Progress, ProgressColumn
 from rich.text import Text
+
+# Seconds between progress lines when stderr is not a terminal (a log file of a background job).
+LOG_INTERVAL = 30.0
 
 
 class RateColumn(ProgressColumn):
@@ -35,7 +40,33 @@ def progress_bar(label: str, total: int | None, *, completed: int = 0, rate: str
         columns += [RateColumn(rate), TimeRemainingColumn()]
     else:
         columns.append(TimeElapsedColumn())
-    progress = Progress(*columns, console=Console(stderr=True))
+    console = Console(stderr=True)
+    make = Progress if console.is_terminal else _LogProgress
+    progress = make(*columns, console=console)
     task = progress.add_task("", total=total, completed=completed, **fields)
     progress.start()
     return progress, task
+
+
+class _LogProgress(Progress):
+    """A bar for a log file: rich draws a live bar only on a terminal and otherwise prints it once,
+    at the end, so a background job's log would show nothing while it runs. This prints the bar as
+    one line every LOG_INTERVAL seconds instead."""
+
+    def start(self) -> None:
+        super().start()
+        self._done = threading.Event()
+        self._ticker = threading.Thread(target=self._tick, daemon=True)
+        self._ticker.start()
+
+    def _tick(self) -> None:
+        while not self._done.wait(LOG_INTERVAL):
+            with self._lock:
+                table = self.make_tasks_table(self.tasks)
+            self.console.print(table)
+
+    def stop(self) -> None:
+        if hasattr(self, "_done"):
+            self._done.set()
+            self._ticker.join()
+        super().stop()
