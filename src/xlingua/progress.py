@@ -41,7 +41,8 @@ def progress_bar(label: str, total: int | None, *, completed: int = 0, rate: str
     else:
         columns.append(TimeElapsedColumn())
     console = Console(stderr=True)
-    make = Progress if console.is_terminal else _LogProgress
+    # The same test rich uses to decide whether it can redraw a bar in place.
+    make = Progress if console.is_interactive or console.is_jupyter else _LogProgress
     progress = make(*columns, console=console)
     task = progress.add_task("", total=total, completed=completed, **fields)
     progress.start()
@@ -49,9 +50,9 @@ def progress_bar(label: str, total: int | None, *, completed: int = 0, rate: str
 
 
 class _LogProgress(Progress):
-    """A bar for a log file: rich draws a live bar only on a terminal and otherwise prints it once,
-    at the end, so a background job's log would show nothing while it runs. This prints the bar as
-    one line every LOG_INTERVAL seconds instead."""
+    """A bar for a log file: rich redraws a bar only on an interactive terminal (or Jupyter) and
+    otherwise prints it once, at the end, so a background job's log would show nothing while it
+    runs. This prints the bar as one line every LOG_INTERVAL seconds instead."""
 
     def start(self) -> None:
         super().start()
