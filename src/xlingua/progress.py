@@ -52,11 +52,17 @@ def progress_bar(label: str, total: int | None, *, completed: int = 0, rate: str
 class _LogProgress(Progress):
     """A bar for a log file: rich redraws a bar only on an interactive terminal (or Jupyter) and
     otherwise prints it once, at the end, so a background job's log would show nothing while it
-    runs. This prints the bar as one line every LOG_INTERVAL seconds instead."""
+    runs. This prints the bar as one line every LOG_INTERVAL seconds instead, and turns off rich's
+    own refresh thread, which would redraw (unseen) ten times a second."""
+
+    _ticker: threading.Thread | None = None
+
+    def __init__(self, *columns, **kwargs):
+        super().__init__(*columns, auto_refresh=False, **kwargs)
+        self._done = threading.Event()
 
     def start(self) -> None:
         super().start()
-        self._done = threading.Event()
         self._ticker = threading.Thread(target=self._tick, daemon=True)
         self._ticker.start()
 
@@ -67,7 +73,7 @@ class _LogProgress(Progress):
             self.console.print(table)
 
     def stop(self) -> None:
-        if hasattr(self, "_done"):
-            self._done.set()
+        self._done.set()
+        if self._ticker:
             self._ticker.join()
         super().stop()
