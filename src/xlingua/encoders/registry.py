@@ -31,8 +31,11 @@ class Spec:
     kind: str  # combine | suffix | name | prefix | fallback
     literal: str
     build: Callable[..., Encoder]
-    help: str
+    help: str | Callable[[], str]  # a function when the text depends on other entries (the engines)
     package: str = ""  # a spec of a model shipped in the package: its directory (a glob) under xlingua/models
+
+    def text(self) -> str:
+        return self.help() if callable(self.help) else self.help
 
     def installed(self) -> bool:
         """False for a shipped model's spec whose directory this installation lacks."""
@@ -75,7 +78,7 @@ def _origin(spec: Spec) -> str:
     return f"{f.__module__}.{f.__qualname__}"
 
 
-def register_spec(pattern: str, help: str, package: str = ""):
+def register_spec(pattern: str, help: str | Callable[[], str], package: str = ""):
     """Function decorator: `build` makes the encoder for the specs `pattern` matches; `package`
     names the directory (a glob) under xlingua/models of a model shipped in the package."""
     kind, literal = _kind(pattern)
@@ -98,7 +101,7 @@ def specs() -> list[Spec]:
 
 def spec_table() -> list[tuple[str, str]]:
     """(pattern, help) of every spec, in the order they are tried."""
-    return [(s.pattern, s.help) for s in specs()]
+    return [(s.pattern, s.text()) for s in specs()]
 
 
 _READING = {"name": 0, "prefix": 1, "combine": 2, "suffix": 2, "fallback": 3}
