@@ -27,7 +27,7 @@ import numpy as np
 
 from xlingua.bench.embed import _machine, sample_sentences
 from xlingua.encoders.loading import load_encoder
-from xlingua.io import write_json, write_text
+from xlingua.io import save_npy, stable_hash, write_json, write_text
 from xlingua.paths import corpora_dir
 
 
@@ -36,10 +36,19 @@ def cosines(got: np.ndarray, ref: np.ndarray) -> np.ndarray:
     return (unit[0] * unit[1]).sum(axis=1)
 
 
-def measure(model: str, engines: list[str], int8: list[dict], n: int, seed: int, log=print) -> dict:
+def measure(model: str, engines: list[str], int8: list[dict], n: int, seed: int, out: Path, log=print) -> dict:
     texts = sample_sentences(n, seed)
     t0 = time.perf_counter()
-    ref = load_encoder(f"{model}:torch").encode(texts)
+    reference = load_encoder(f"{model}:torch")
+    # the reference's vectors are kept between runs (they take longest): named by its fingerprint
+    out.mkdir(parents=True, exist_ok=True)
+    saved = out / f"reference-{stable_hash([reference.fingerprint(), n, seed], 12)}.npy"
+    if saved.is_file():
+        ref = np.load(saved)
+    else:
+        ref = reference.encode(texts)
+        save_npy(saved, ref)
+    del reference
     log(f"{model}:torch: {time.perf_counter() - t0:.0f} s")
     runs = [(e, None) for e in engines] + [("ov-int8", s) for s in int8]
     rows = []
@@ -112,7 +121,7 @@ def main(argv=None) -> None:
     if args.write_calibration:
         write_json(args.write_calibration, calibration_sample())
         return
-    report = measure(args.model, args.engine, args.int8, args.n, args.seed)
+    report = measure(args.model, args.engine, args.int8, args.n, args.seed, args.out)
     write_json(args.out / "engine_cosine.json", report)
     write_text(args.out / "engine_cosine.md", markdown(report))
     print(markdown(report))
