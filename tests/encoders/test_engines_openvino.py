@@ -49,6 +49,28 @@ def _calibrate_on_the_tiny_vocabulary(monkeypatch):
                         lambda: [" ".join(WORDS[i:i + 1 + i % 7]) for i in range(len(WORDS))] * 4)
 
 
+def _int8_inputs(ov_dir) -> set[str]:
+    """The linear layers (named without their layer number) whose input the quantized model
+    rounds to int8 (a FakeQuantize before the MatMul), and "attention" if the attention's inputs
+    are rounded (a FakeQuantize on any other path)."""
+    import re
+
+    import openvino as ov
+
+    found = set()
+    for op in ov.Core().read_model(str(ov_dir / "model.xml")).get_ordered_ops():
+        if op.get_type_name() != "FakeQuantize":
+            continue
+        for target in op.output(0).get_target_inputs():
+            node = target.get_node()
+            if node.get_type_name() != "MatMul":
+                found.add("attention")
+                continue
+            name = re.sub(r"\.layer\.\d+\.", ".layer.", node.get_friendly_name().split("/")[0])
+            found.add(name.split(".layer.")[-1].replace("attention.self.", ""))
+    return {"layer.output.dense" if n == "output.dense" else n for n in found}
+
+
 def _cos(a, b):
     return (a * b).sum(axis=1)
 
@@ -74,8 +96,7 @@ def test_int8_within_its_bound_and_rebuilt_for_other_settings(tiny_dir, cache, r
     pytest.importorskip("nncf")
     enc = TinyOV(tiny_dir, "ov-int8", cache)
     assert enc.matmul_dtype == "int8" and enc.ov_dir.name.startswith(f"ov-int8-{tiny_dir.name}-")
-    xml = (enc.ov_dir / "model.xml").read_text()
-    assert "FakeQuantize" in xml or "FakeConvert" in xml  # quantized, not the fp32 model again
+    assert _int8_inputs(enc.ov_dir) == {"query", "key", "value", "attention.output.dense", "intermediate.dense"}
     got = enc.encode(TEXTS)
     cos = _cos(got, reference)
     assert cos.min() >= 0.99 and not np.allclose(got, reference, atol=1e-5), cos
@@ -83,6 +104,8 @@ def test_int8_within_its_bound_and_rebuilt_for_other_settings(tiny_dir, cache, r
     monkeypatch.setattr(ov_engine, "INT8", {**ov_engine.INT8, "keep_float": []})
     other = TinyOV(tiny_dir, "ov-int8", cache)
     assert other.ov_dir != first and not first.exists()  # another stamp: rebuilt, the old one gone
+    assert _int8_inputs(other.ov_dir) == {"query", "key", "value", "attention.output.dense", "intermediate.dense",
+                                          "layer.output.dense", "attention"}  # nothing kept in float now
     assert other.fingerprint() != enc.fingerprint()
 
 

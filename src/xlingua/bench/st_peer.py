@@ -66,8 +66,10 @@ def load(peer: str, model: str, work: str, calibration: str | None):
 
         config = _onnx_config()
         export_dynamic_quantized_onnx_model(SentenceTransformer(d, device="cpu", backend="onnx"), config, d)
+        # named by the weights' type the config chose: model_qint8_avx512_vnni.onnx, model_quint8_avx2.onnx
+        exported = next(Path(d, "onnx").glob(f"model_*int8_{config}.onnx"))
         return (SentenceTransformer(d, device="cpu", backend="onnx",
-                                    model_kwargs={"file_name": f"onnx/model_qint8_{config}.onnx"}),
+                                    model_kwargs={"file_name": f"onnx/{exported.name}"}),
                 f"onnx backend, dynamic int8 ({config})")
     if peer == "st:openvino-int8":
         from sentence_transformers import export_static_quantized_openvino_model

@@ -5,7 +5,9 @@
   MODEL:ov-bf16    the same model with the precision hint bf16: fast only where the CPU has native
                    bf16 (AMX, AVX512-BF16); elsewhere OpenVINO runs it in fp32
   MODEL:ov-int8    NNCF's post-training int8 quantization (model type transformer) of that model,
-                   calibrated on calibration.json (training-side l10n text), settings INT8
+                   calibrated on calibration.json (training-side l10n text), settings INT8: the
+                   feed-forward outputs and the attention scores' inputs stay in float, since
+                   quantizing them cost up to 0.03 of cosine on some sentences (docs/engines.md)
 
 The conversion runs once and is cached in xlingua's cache (xlingua_home()/engines/), keyed by the
 model's identity (the stamp of its cached directory, or its files), the OpenVINO (and NNCF)
@@ -41,16 +43,22 @@ PIP = "pip install 'xlingua[openvino]'"
 HINT = {"openvino": "f32", "ov-bf16": "bf16", "ov-int8": "f32"}
 #: NNCF's settings for ov-int8, chosen by benchmarks/engine_cosine.py (docs/engines.md): preset
 #: mixed (symmetric weights, asymmetric activations), SmoothQuant's alpha on MatMuls (-1: off),
-#: the linear layers kept in float (`KEEP_FLOAT`'s kinds), and NNCF's overflow fix (weights in
-#: 7 bits, so that CPUs without VNNI do not saturate their int16 sums): first_layer_only, enable
-#: or disable
-INT8 = {"preset": "mixed", "smooth_quant": 0.95, "keep_float": ("ffn-out",), "overflow_fix": "first_layer_only"}
-#: the MatMuls of each kind of BERT linear layer, by the names the converter gives them
+#: the linear layers kept in float (`KEEP_FLOAT`'s kinds), NNCF's overflow fix (weights in 7
+#: bits, so that CPUs without VNNI do not saturate their int16 sums: first_layer_only, enable or
+#: disable) and the activations' ranges (`RANGES`: over all calibration texts, or their mean)
+INT8 = {"preset": "mixed", "smooth_quant": 0.95, "keep_float": ("ffn-out", "attention"),
+        "overflow_fix": "first_layer_only", "ranges": "minmax"}
+#: NNCF's range estimators by name: one text a sample, a mean of each text's extremes clips the
+#: longer and rarer texts that the minimum and maximum over all of them keep
+RANGES = ("minmax", "mean_minmax")
+#: what can be kept in float: the MatMuls of each kind of BERT linear layer, by the names the
+#: converter gives them, and "attention", the query and key inputs of the attention scores
 KEEP_FLOAT = {
     "qkv": r".*\.attention\.self\.(query|key|value)/.*",
     "attn-out": r".*\.attention\.output\.dense/.*",
     "ffn-in": r".*\.intermediate\.dense/.*",
     "ffn-out": r".*\.layer\.\d+\.output\.dense/.*",
+    "attention": "ScaledDotProductAttention",  # an operation type, not a name
 }
 CALIBRATION = "calibration.json"
 
@@ -95,23 +103,30 @@ def quantize_int8(converted, tokenize, texts: list[str], settings: dict | None =
     unknown = set(settings["keep_float"]) - set(KEEP_FLOAT)
     if unknown:
         raise ValueError(f"keep_float: unknown kinds {sorted(unknown)}; choose from {', '.join(KEEP_FLOAT)}")
+    if settings["ranges"] not in RANGES:
+        raise ValueError(f"ranges: unknown {settings['ranges']!r}; choose from {', '.join(RANGES)}")
     samples = [{k: v.cpu().numpy() for k, v in tokenize([t]).items()} for t in texts]
-    patterns = [KEEP_FLOAT[k] for k in settings["keep_float"]]
+    patterns = [KEEP_FLOAT[k] for k in settings["keep_float"] if k != "attention"]
+    types = [KEEP_FLOAT["attention"]] if "attention" in settings["keep_float"] else []
     level = nncf.nncf_logger.level
     nncf.set_log_level(logging.WARNING)  # not a line for every layer kept in float
     try:
-        return _quantize(nncf, converted, samples, settings, patterns)
+        return _quantize(nncf, converted, samples, settings, patterns, types)
     finally:
         nncf.set_log_level(level)
 
 
-def _quantize(nncf, converted, samples: list[dict], settings: dict, patterns: list[str]):
+def _quantize(nncf, converted, samples: list[dict], settings: dict, patterns: list[str], types: list[str]):
+    from nncf.quantization.range_estimator import RangeEstimatorParametersSet
+
     return nncf.quantize(
         converted, nncf.Dataset(samples), subset_size=len(samples),
         preset=nncf.QuantizationPreset(settings["preset"]), model_type=nncf.ModelType.TRANSFORMER,
-        ignored_scope=nncf.IgnoredScope(patterns=patterns) if patterns else None,
+        # not validated: a model converted without the attention operation has none to keep
+        ignored_scope=nncf.IgnoredScope(patterns=patterns, types=types, validate=False) if patterns or types else None,
         advanced_parameters=nncf.AdvancedQuantizationParameters(
             overflow_fix=nncf.OverflowFix(settings["overflow_fix"]),
+            activations_range_estimator_params=getattr(RangeEstimatorParametersSet, settings["ranges"].upper()),
             smooth_quant_alphas=nncf.AdvancedSmoothQuantParameters(matmul=settings["smooth_quant"])))
 
 
@@ -214,7 +229,8 @@ def _ov_bf16(**options) -> BundledOpenVinoEncoder:
     return BundledOpenVinoEncoder(engine="ov-bf16", **options)
 
 
-@register_engine("ov-int8", "OpenVINO, int8 by NNCF's post-training quantization (feed-forward outputs in fp32)",
+@register_engine("ov-int8", "OpenVINO, int8 by NNCF's post-training quantization (feed-forward outputs and "
+                 "attention scores in fp32)",
                  needs=("openvino", "nncf"), pip=PIP)
 def _ov_int8(**options) -> BundledOpenVinoEncoder:
     return BundledOpenVinoEncoder(engine="ov-int8", **options)
