@@ -104,3 +104,14 @@ def test_the_real_peer_script_under_this_python(tiny_dir, tmp_path, sentences): 
     if importlib.util.find_spec("optimum") is None:
         assert [s["path"] for s in report["skipped"]] == ["st:onnx"] and "Optimum" in report["skipped"][0]["reason"]
     assert report["peer_versions"]["python"] == sys.version.split()[0]
+
+
+def test_an_unknown_peer_is_refused_in_one_line_before_anything_loads():
+    from typer.testing import CliRunner
+
+    from xlingua.cli import app
+
+    res = CliRunner().invoke(app, ["bench", "embed", "--peer", "st:tensorrt"])
+    assert res.exit_code == 2
+    assert res.output.strip() == ("error: --peer st:tensorrt: unknown peer; choose from st:torch, st:onnx, "
+                                  "st:openvino, st:onnx-int8, st:openvino-int8")
