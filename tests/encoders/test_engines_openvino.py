@@ -101,6 +101,9 @@ def test_int8_within_its_bound_and_rebuilt_for_other_settings(tiny_dir, cache, r
     cos = _cos(got, reference)
     assert cos.min() >= 0.99 and not np.allclose(got, reference, atol=1e-5), cos
     first = enc.ov_dir
+    # calibrated with the prefix the texts are embedded with: a cache of its own beside the first
+    prefixed = TinyOV(tiny_dir, "ov-int8", cache, prefix="query: ")
+    assert prefixed.ov_dir.name.startswith(f"ov-int8-{tiny_dir.name}-query-") and first.exists()
     monkeypatch.setattr(ov_engine, "INT8", {**ov_engine.INT8, "keep_float": []})
     other = TinyOV(tiny_dir, "ov-int8", cache)
     assert other.ov_dir != first and not first.exists()  # another stamp: rebuilt, the old one gone

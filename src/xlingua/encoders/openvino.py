@@ -171,10 +171,14 @@ class OpenVinoStates:
             import nncf
 
             texts = calibration_texts()
-            stamp.update(nncf=nncf.__version__, int8=self.int8_settings,
+            # calibrated as the texts are embedded, with the prefix ("query: " or "passage: ")
+            stamp.update(nncf=nncf.__version__, int8=self.int8_settings, prefix=self.prefix,
                          calibration=hashlib.sha256(json.dumps(texts).encode()).hexdigest())
         stamp = json.loads(json.dumps(stamp))  # as xlingua.json will hold it (lists, not tuples)
         label = re.sub(r"[^A-Za-z0-9._-]", "_", getattr(self, "model_name", None) or Path(self.path).name)
+        tag = re.sub(r"[^A-Za-z0-9]", "", self.prefix)
+        if int8 and tag:  # a cache for each prefix, not one replacing the other
+            label += f"-{tag}"
 
         def build(out: Path, overwrite: bool) -> None:
             converted = to_openvino(self.model)
