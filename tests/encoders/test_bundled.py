@@ -246,7 +246,10 @@ def test_stale_cache_is_rebuilt(tmp_path, monkeypatch):
     second = e5_base.converted_dir(src, cache=tmp_path / "models")
     assert second != first and len(calls) == 2 and not first.exists()
     monkeypatch.setattr(e5_base, "CONVERSION_VERSION", e5_base.CONVERSION_VERSION + 1)
+    sibling = tmp_path / "models" / "e5-small-bundled-v2-0123456789ab"  # another kind's, by its name
+    sibling.mkdir()
     assert e5_base.converted_dir(src, cache=tmp_path / "models") != second and len(calls) == 3
+    assert sibling.is_dir()
 
 
 def test_token_ids_identical_on_real_corpus_slice(harness, torch_encoder, corpora):
