@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
 
-.PHONY: setup browser demo test bench clean
+.PHONY: setup browser demo docs test bench clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -27,8 +27,18 @@ browser:
 	  ($(SUDO) apt-get update -q && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q chromium chromium-driver) || \
 	  echo "could not install chromium: the page test skips (and fails under CI=true)"
 
+# The docs build strictly: a broken link or anchor, or a page left out of the nav, fails the test.
+# Not -q: mkdocs then drops the warnings that --strict counts, and passes. Its log shows on failure.
+DOCS_LOG := build/mkdocs.log
 test: $(STAMP) browser
+	@mkdir -p build
+	@NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict -d build/site >$(DOCS_LOG) 2>&1 || \
+	  (grep -v '^INFO' $(DOCS_LOG); echo "mkdocs build --strict failed: $(DOCS_LOG)"; exit 1)
 	$(PY) -m pytest -q -p no:cacheprovider
+
+# The documentation site at http://127.0.0.1:8000/, rebuilt on every change.
+docs: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs serve
 
 clean:
 	rm -rf $(VENV) build *.egg-info
