@@ -112,8 +112,8 @@ def score_texts(embed: Embed, src: Sequence[str], tgt: Sequence[str], margin: bo
 def score_files(embed: Embed, inputs: list[str], output: str, config: ScoreConfig,
                 n: int | None = None) -> ScoreResult:
     """Score the pairs of `inputs` (two line-aligned files or one src<TAB>tgt file; pipes and
-    `-` too) into `output` (TSV: cosine[, margin][, qe], header first unless config.header is
-    False); `n`: the pair count if the caller has counted already."""
+    `-` too) into `output` (TSV: cosine, then margin and qe when asked; header first unless
+    config.header is False); `n`: the pair count if the caller has counted already."""
     with Spool(inputs, errors=config.errors, max_chars=config.max_chars, hint=ERRORS_HINT) as spool:
         return _score_files(embed, spool.paths, output, config, n)
 
