@@ -76,8 +76,8 @@ def test_score_cli_uses_the_cross_encoder_and_says_so(blended, tmp_path):
                                       "--src-lang", "en", "--tgt-lang", "de"])
     assert result.exit_code == 0, result.output
     assert "scored by the cross-encoder trained on en-de" in result.output
-    rows = [line.split("\t") for line in out.read_text().splitlines()]
-    assert len(rows) == 2 and all(len(r) == 2 for r in rows)
+    header, *rows = [line.split("\t") for line in out.read_text().splitlines()]
+    assert header == ["cosine", "qe"] and len(rows) == 2 and all(len(r) == 2 for r in rows)
 
 
 def test_shipped_copy_reproduces_its_probe_scores_and_refuses_corruption(blended, tmp_path, monkeypatch):

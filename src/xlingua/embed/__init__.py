@@ -12,6 +12,10 @@ Two output forms, each run as a step of the mining step contract by its runner (
   embeds only the rest; `job.json` records the job so that a rerun with other inputs, model or
   settings is refused instead of mixing rows.
 
+Inputs may be pipes (`<(zcat x.gz)`) or `-` for stdin: each is copied once, checked, beside the
+output (data.spool) and read from there; job.json records its size and hash, so a sharded job
+fed the same bytes again resumes.
+
 Memory stays bounded: lines are read as a stream and embedded `buffer_lines` at a time (the
 encoder sorts each buffer by length so batches carry little padding). `load_embeddings` reads
 either form.
@@ -39,9 +43,7 @@ def embed_files(encoder: Encoder, config: EmbedFilesConfig) -> EmbedResult:
     with contextlib.ExitStack() as stack:
         progress = stack.enter_context(_Progress(config.show_progress, encoder.name))
         step = (StoreStep if config.shard_size else NpyStep)(config, encoder, progress)
-        step.claim()
-        if "-" in config.inputs:
-            step.read_stdin(stack)
+        step.claim(stack)
         # the step's one bar spans all items; the runner's per-item lines would land on stdout
         return Runner(show_progress=False).run(step, "embed")
 
