@@ -23,7 +23,8 @@ import torch
 from xlingua.encoders.base import Encoder
 from xlingua.encoders.laser_model import BiLSTMEncoder, LaserConfig, pad_batch
 from xlingua.encoders.laser_vocab import load_vocab
-from xlingua.encoders.manifest import packaged_dir, verify
+from xlingua.encoders.manifest import verify
+from xlingua.encoders.model_packages import model_dir
 from xlingua.encoders.registry import register_spec
 
 
@@ -100,7 +101,7 @@ def referenced_embedding(ref: dict, where) -> torch.Tensor:
     if name not in PACKAGED:
         raise ValueError(f"{where}: its embedding refers to {name!r}, which is not a static encoder shipped "
                          f"in the package ({', '.join(PACKAGED)})")
-    static = StaticEncoder(packaged_dir(name, "`xlingua static ship`"), name=name)
+    static = StaticEncoder(model_dir(name, "`xlingua static ship`"), name=name)
     if static.fingerprint() != ref["fingerprint"]:
         raise ValueError(f"{where}: its embedding is {name} {ref['fingerprint']}, but this installation's "
                          f"{name} is {static.fingerprint()}: install the xlingua it was shipped with")
@@ -131,7 +132,7 @@ def load_vocabulary(root: Path):
     return StaticPieces(root)
 
 
-PACKAGED = ("laser-small",)  # BiLSTM students shipped in xlingua/models/
+PACKAGED = ("laser-small",)  # BiLSTM students loaded by name from a model package
 
 
 @register_spec("laser:PATH", "a BiLSTM LASER encoder trained by xlingua")
@@ -140,7 +141,7 @@ def _laser(path: str, **options) -> LaserEncoder:
 
 
 def _packaged(name: str, **options) -> LaserEncoder:
-    return LaserEncoder(str(packaged_dir(name, "`xlingua laser ship`")), name=name, **options)
+    return LaserEncoder(str(model_dir(name, "`xlingua laser ship`")), name=name, **options)
 
 
 for _name in PACKAGED:

@@ -105,9 +105,9 @@ def static_init_dir(init: str) -> Path:
     from xlingua.encoders.static import PACKAGED
 
     if init in PACKAGED:
-        from xlingua.encoders.manifest import packaged_dir
+        from xlingua.encoders.model_packages import model_dir
 
-        return packaged_dir(init, "`xlingua static ship`")
+        return model_dir(init, "`xlingua static ship`")
     return Path(init.removeprefix("static:"))
 
 
