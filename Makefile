@@ -3,6 +3,11 @@ PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
+# The models ship as packages of their own, built from src/xlingua/models/ (packages/README.md):
+# reinstalled when a package or a model file changes (a new `xlingua ship` into the source tree).
+MODEL_PACKAGES := $(sort $(wildcard packages/xlingua-models-*))
+MODELS_STAMP   := $(VENV)/.installed-models
+MODEL_FILES    := $(shell find $(MODEL_PACKAGES) src/xlingua/models -type f ! -path '*/__pycache__/*' 2>/dev/null)
 
 .PHONY: setup browser demo test bench clean
 
@@ -15,9 +20,14 @@ $(STAMP): pyproject.toml
 	rm -f $(VENV)/.installed-*
 	touch $(STAMP)
 
-setup: $(STAMP)
+# pip builds each with hatchling, fetched as the build backend; nothing of it is installed.
+$(MODELS_STAMP): $(STAMP) $(MODEL_FILES)
+	$(PY) -m pip install -q --force-reinstall --no-deps $(addprefix ./,$(MODEL_PACKAGES))
+	touch $(MODELS_STAMP)
 
-demo: $(STAMP)
+setup: $(STAMP) $(MODELS_STAMP)
+
+demo: setup
 	$(VENV)/bin/xlingua demo
 
 # The page's browser test drives Debian's chromium through chromium-driver.
@@ -27,8 +37,10 @@ browser:
 	  ($(SUDO) apt-get update -q && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q chromium chromium-driver) || \
 	  echo "could not install chromium: the page test skips (and fails under CI=true)"
 
-test: $(STAMP) browser
+# Then the installed wheels, in a fresh venv outside the checkout (scripts/installed-wheel-test.sh).
+test: setup browser
 	$(PY) -m pytest -q -p no:cacheprovider
+	bash scripts/installed-wheel-test.sh
 
 clean:
 	rm -rf $(VENV) build *.egg-info
