@@ -15,8 +15,8 @@ the CLI does not import torch."""
 from __future__ import annotations
 
 import re
-from fnmatch import fnmatch
 from dataclasses import dataclass
+from fnmatch import fnmatch
 from typing import Callable
 
 from xlingua.encoders.base import Encoder
