@@ -1,4 +1,4 @@
-"""Shipping a meaning model inside the package and loading it as BASE+meaning; the training
+"""Shipping a meaning model into the models directory and loading it as BASE+meaning; the training
 command's ablation switches and dev selection through the CLI."""
 import json
 

@@ -180,5 +180,5 @@ def _packaged(name: str, **options) -> StaticEncoder:
 
 for _name in PACKAGED:
     register_spec(_name, "static token vectors distilled from xlingua-small (e5's tokenizer), trained on parallel "
-                         "pairs, shipped inside the package (checksum-verified): a fast first pass over huge corpora",
+                         "pairs, shipped in xlingua-models-static (checksum-verified): a fast first pass over huge corpora",
                   package=_name)(partial(_packaged, _name))
