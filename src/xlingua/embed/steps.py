@@ -24,7 +24,7 @@ from typing import Iterable, Iterator
 import numpy as np
 
 from xlingua.data.text import ERRORS_HINT, InputError, Line, read_lines, spool_stdin
-from xlingua.embed import EmbedFilesConfig, EmbedResult
+from xlingua.embed.config import EmbedFilesConfig, EmbedResult
 from xlingua.encoders.base import Encoder
 from xlingua.encoders.store import FORMAT, INDEX, ids_name, index_record, shard_name
 from xlingua.io import atomic_open, atomic_path, open_memmap, partial_name, save_npy, write_json, write_text

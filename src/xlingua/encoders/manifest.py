@@ -16,7 +16,9 @@ from pathlib import Path
 
 import numpy as np
 
-MANIFEST = "manifest.json"
+from xlingua.encoders import model_packages
+from xlingua.encoders.model_packages import MANIFEST  # noqa: F401  (imported from here too)
+
 FORMAT = 1
 # Probe sentences: several scripts, a short and a long one, English and not.
 PROBES = ("The cat sleeps on the sofa.", "Die Katze schläft auf dem Sofa.", "猫在沙发上睡觉。",
@@ -103,10 +105,8 @@ def reads_as(fingerprint: str) -> str | None:
     """The fingerprint of the shipped model that a model shipped on it with nothing but new
     pieces' rows (`xlingua extend --rows-only`, then `xlingua ship --on`) reads every other text
     as, exactly: its body and the original pieces' rows are that model's. None for any other model."""
-    from xlingua.encoders.model_packages import installed
-
     name = model_of(fingerprint)
-    root = installed().get(name) if name and "/" not in name else None
+    root = model_packages.installed().get(name) if name and "/" not in name else None
     manifest = read_manifest(root) if root else None
     if not manifest or not manifest.get("rows_from") or list(manifest.get("tensors", [])) != list(manifest["rows_from"]):
         return None

@@ -22,6 +22,7 @@ from importlib.metadata import entry_points
 from pathlib import Path
 
 GROUP = "xlingua.models"
+MANIFEST = "manifest.json"  # what every model directory holds (xlingua.encoders.manifest reads it)
 #: the models xlingua ships, by the distribution that holds them (what `pip install` takes)
 PROVIDERS = {
     "xlingua-models-small": ("xlingua-small", "xlingua-small-v2", "meaning-bundled"),
@@ -77,13 +78,11 @@ def not_installed(name: str, build: str = "") -> str:
 def model_dir(name: str, build: str = "") -> Path:
     """The directory of shipped model `name`, from the model package that declares it;
     `build` says how to make a model xlingua does not ship."""
-    from xlingua.encoders.manifest import MANIFEST, CorruptModelError
-
     path = installed().get(name)
     if path is None:
         raise ModelNotInstalledError(not_installed(name, build))
     if not (path / MANIFEST).is_file():
-        raise CorruptModelError(f"{path / MANIFEST} is missing; reinstall {provider(name) or 'its package'}")
+        raise FileNotFoundError(f"{path / MANIFEST} is missing; reinstall {provider(name) or 'its package'}")
     return path
 
 
