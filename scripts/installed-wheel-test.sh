@@ -88,7 +88,8 @@ printf 'Die Katze schläft auf dem Sofa.\nDas Parlament hat den Haushalt angenom
 printf 'The cat sleeps on the sofa.\nThe weather is nice today.\n' > tgt.en
 "$XL" score --qe --src-lang de --tgt-lang en src.de tgt.en -o scores.tsv || fail "xlingua score --qe exited $?"
 cat scores.tsv
-[ "$(wc -l < scores.tsv)" -eq 2 ] || fail "xlingua score wrote $(wc -l < scores.tsv) rows, expected 2"
+[ "$(head -n 1 scores.tsv)" = "$(printf 'cosine\tqe')" ] || fail "xlingua score --qe header is not cosine<TAB>qe"
+[ "$(wc -l < scores.tsv)" -eq 3 ] || fail "xlingua score wrote $(wc -l < scores.tsv) lines, expected a header and 2 rows"
 awk -F'\t' 'NF != 2 { exit 1 }' scores.tsv || fail "xlingua score --qe rows are not cosine<TAB>qe"
 
 echo "installed-wheel-test: xlingua serve"
