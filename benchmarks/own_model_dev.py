@@ -35,7 +35,7 @@ import json
 from pathlib import Path
 
 from xlingua.encoders.loading import load_encoder
-from xlingua.encoders.bundled import model_dir
+from xlingua.encoders.e5 import model_dir
 from xlingua.evaluation import runner
 from xlingua.io import write_json
 from xlingua.training.config import config_from_dict, load_config

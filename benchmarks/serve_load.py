@@ -288,7 +288,7 @@ def inprocess_rate(model: str, texts: list[str]) -> float:
 def model_dir(model: str) -> str | None:
     """The directory a baseline can load: the bundled model's converted copy, or a model dir."""
     if model.startswith("bundled"):
-        from xlingua.encoders.bundled import converted_dir
+        from xlingua.encoders.e5_base import converted_dir
 
         return str(converted_dir())
     path = model.split(":", 1)[1] if model.startswith("bf16:") else model

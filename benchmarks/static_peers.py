@@ -37,7 +37,7 @@ def timed_dev(name: str, encoder, evaluator: DevEvaluator, texts: list[str]) -> 
 def model2vec_row(teacher: str, dims: int):
     from model2vec.distill import distill
 
-    from xlingua.encoders.bundled import model_dir
+    from xlingua.encoders.e5 import model_dir
 
     t0 = time.perf_counter()
     model = distill(model_name=str(model_dir(teacher)), pca_dims=dims)

@@ -161,19 +161,10 @@ def test_finders_on_a_toy_package(tmp_path):
     assert long_functions(pkg / "long.py", tmp_path) == ["src/xlingua/long.py:1 f (81 lines)"]
 
 
-#: the one circle still open: `bundled` imports its engines and they import it back. An engine
-#: registry below both unties it; when it lands this set empties, and the test below fails until
-#: the entry is removed, so the exemption cannot outlive the circle.
-KNOWN_CIRCLES = {frozenset({"xlingua.encoders.bf16", "xlingua.encoders.bundled", "xlingua.encoders.ct2",
-                           "xlingua.encoders.onnx", "xlingua.encoders.overlay"})}
-
-
 def test_no_import_circles():
     graph = import_graph(source_files())
-    found = [c for c in strongly_connected(graph)]
-    assert KNOWN_CIRCLES <= {frozenset(c) for c in found}, "a known circle is gone: remove it from KNOWN_CIRCLES"
     circles = [" -> ".join(shortest_cycle(graph, c)) + f"  (all of: {', '.join(c)})"
-               for c in found if frozenset(c) not in KNOWN_CIRCLES]
+               for c in strongly_connected(graph)]
     assert not circles, "import circles:\n" + "\n".join(circles)
 
 

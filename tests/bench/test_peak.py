@@ -15,7 +15,7 @@ TINY = Shapes(layers=1, hidden=8, intermediate=16)
 def test_one_figure_per_dtype_the_cpu_has(bf16, int8, monkeypatch):
     if int8 and not peak._int8_engine():
         pytest.skip("torch has no quantized engine here")
-    monkeypatch.setattr("xlingua.encoders.bf16.native_bf16", lambda: bf16)
+    monkeypatch.setattr("xlingua.encoders.cpu.native_bf16", lambda: bf16)
     monkeypatch.setattr(peak, "_int8_engine", lambda: int8)
     have = peak.available_dtypes()
     assert have == ["fp32"] + ["bf16"] * bf16 + ["int8"] * int8
@@ -27,7 +27,7 @@ def test_one_figure_per_dtype_the_cpu_has(bf16, int8, monkeypatch):
 def test_unknown_or_unavailable_dtype_is_refused(monkeypatch):
     with pytest.raises(ValueError, match=r"^unknown dtype 'fp16': choose from fp32, bf16, int8$"):
         peak.measure_peak(TINY, ["fp32", "fp16"], seconds=0.01, tokens=16)
-    monkeypatch.setattr("xlingua.encoders.bf16.native_bf16", lambda: False)
+    monkeypatch.setattr("xlingua.encoders.cpu.native_bf16", lambda: False)
     with pytest.raises(ValueError, match=r"^bf16 cannot be measured on this CPU \(it has fp32"):
         peak.measure_peak(TINY, ["bf16"], seconds=0.01, tokens=16)
 

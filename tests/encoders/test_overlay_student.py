@@ -89,7 +89,7 @@ def test_a_student_ships_as_its_layers_and_loads_with_its_vectors(student, base,
 
 def test_a_student_of_a_shipped_model_is_refused_on_another_one(student, base, packages, tmp_path):
     """As xlingua-mini on xlingua-small-v2: the base is itself an overlay, built first."""
-    from xlingua.encoders.bundled import model_dir
+    from xlingua.encoders.e5 import model_dir
     from xlingua.training.model import SentenceModel
 
     shipped = TransformerEncoder(base)

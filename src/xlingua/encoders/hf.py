@@ -264,6 +264,18 @@ class TransformerEncoder(Encoder):
         return f"{self.name}|{opts}|{h.hexdigest()[:16]}"
 
 
+class LastHidden(torch.nn.Module):
+    """A transformers model's last hidden state as a function of (input_ids, attention_mask):
+    what the engines export (ONNX, OpenVINO)."""
+
+    def __init__(self, model):
+        super().__init__()
+        self.model = model
+
+    def forward(self, input_ids, attention_mask):
+        return self.model(input_ids=input_ids, attention_mask=attention_mask).last_hidden_state
+
+
 class _EvalMode:
     """no_grad + eval() for the duration, restoring the model's training flag after."""
 

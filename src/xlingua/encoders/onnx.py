@@ -14,19 +14,12 @@ from pathlib import Path
 
 import torch
 
-from xlingua.encoders.bundled import BundledTorchEncoder
+from xlingua.encoders.e5 import BundledTorchEncoder
+from xlingua.encoders.engines import register_engine
+from xlingua.encoders.hf import LastHidden
 from xlingua.io import atomic_path
 
 OPSET = 17
-
-
-class _LastHidden(torch.nn.Module):
-    def __init__(self, model):
-        super().__init__()
-        self.model = model
-
-    def forward(self, input_ids, attention_mask):
-        return self.model(input_ids=input_ids, attention_mask=attention_mask).last_hidden_state
 
 
 def export_onnx(model, path: Path) -> Path:
@@ -35,7 +28,7 @@ def export_onnx(model, path: Path) -> Path:
     mask = torch.tensor([[1, 1, 1, 1, 1], [1, 1, 1, 1, 0]])
     axes = {0: "batch", 1: "tokens"}
     with atomic_path(path) as tmp, torch.no_grad():
-        torch.onnx.export(_LastHidden(model).eval(), (ids, mask), str(tmp),
+        torch.onnx.export(LastHidden(model).eval(), (ids, mask), str(tmp),
                           input_names=["input_ids", "attention_mask"],
                           output_names=["last_hidden_state"], opset_version=OPSET,
                           dynamic_axes={"input_ids": axes, "attention_mask": axes,
@@ -66,3 +59,9 @@ class BundledOnnxEncoder(BundledTorchEncoder):
     def _states(self, batch: dict, layer: int | None) -> torch.Tensor:
         feeds = {k: batch[k].cpu().numpy() for k in ("input_ids", "attention_mask")}
         return torch.from_numpy(self.session.run(None, feeds)[0])
+
+
+@register_engine("onnx", "exported to ONNX, run by ONNX Runtime in fp32", needs=("onnx", "onnxruntime"),
+                 pip="pip install 'xlingua[onnx]'")
+def _onnx(**options) -> BundledOnnxEncoder:
+    return BundledOnnxEncoder(**options)

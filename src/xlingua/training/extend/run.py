@@ -163,7 +163,7 @@ def build_config(opts: ExtendOptions, langs: list[str], pair_files: dict[str, st
     0), which with `sts` kept stsb_multi_mt dev at the start model's level (docs/results.md)."""
     from xlingua.data.benchmarks import stsb_multi_mt_langs
     from xlingua.data.general import available, general_root
-    from xlingua.encoders.bf16 import native_bf16
+    from xlingua.encoders.cpu import native_bf16
 
     corpus = {l for ls in available().values() for l in ls} if general_root().is_dir() else set()
     options = {"teacher": teacher, "teacher_cache": opts.teacher_cache}

@@ -1,0 +1,131 @@
+"""The cosine of each engine's vectors to the fp32 reference (MODEL:torch) on real sentences: the
+quality half of choosing an engine (docs/engines.md; the speed half is `xlingua bench embed`).
+
+The sentences are bench.embed's fixed-seed sample of both sides of the l10n dev files (28
+languages and English), never the calibration text of ov-int8. `--int8 JSON` (repeatable) also
+quantizes the model with other NNCF settings than openvino.INT8 ({"preset": "performance" or
+"mixed", "smooth_quant": alpha or -1 for off, "keep_float": kinds of linear layers kept in float,
+of openvino.KEEP_FLOAT}) and measures each, so that the settings ov-int8 ships with are chosen
+on the same sentences.
+
+    nice -n 19 python benchmarks/engine_cosine.py --n 2000 --engine openvino --engine ov-bf16 \
+        --engine ov-int8 --int8 '{"keep_float": []}' --out runs/bench/engine_cosine
+
+`--write-calibration FILE` writes the calibration sample of ov-int8 instead
+(src/xlingua/data/calibration.json): a fixed-seed sample of the l10n *train* files, both sides.
+"""
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import random
+import time
+from pathlib import Path
+
+import numpy as np
+
+from xlingua.bench.embed import _machine, sample_sentences
+from xlingua.encoders.loading import load_encoder
+from xlingua.io import save_npy, stable_hash, write_json, write_text
+from xlingua.paths import corpora_dir
+
+
+def cosines(got: np.ndarray, ref: np.ndarray) -> np.ndarray:
+    unit = [x / np.maximum(np.linalg.norm(x, axis=1, keepdims=True), 1e-12) for x in (got, ref)]
+    return (unit[0] * unit[1]).sum(axis=1)
+
+
+def measure(model: str, engines: list[str], int8: list[dict], n: int, seed: int, out: Path, log=print) -> dict:
+    texts = sample_sentences(n, seed)
+    t0 = time.perf_counter()
+    reference = load_encoder(f"{model}:torch")
+    # the reference's vectors are kept between runs (they take longest): named by its fingerprint
+    out.mkdir(parents=True, exist_ok=True)
+    saved = out / f"reference-{stable_hash([reference.fingerprint(), n, seed], 12)}.npy"
+    if saved.is_file():
+        ref = np.load(saved)
+    else:
+        ref = reference.encode(texts)
+        save_npy(saved, ref)
+    del reference
+    log(f"{model}:torch: {time.perf_counter() - t0:.0f} s")
+    runs = [(e, None) for e in engines] + [("ov-int8", s) for s in int8]
+    rows = []
+    for engine, settings in runs:
+        t0 = time.perf_counter()
+        enc = load_encoder(f"{model}:{engine}", **({"settings": settings} if settings else {}))
+        cos = cosines(enc.encode(texts), ref)
+        rows.append({"engine": engine, "settings": settings or getattr(enc, "int8_settings", None),
+                     "runs_in": getattr(enc, "matmul_dtype", None),
+                     "cosine_mean": round(float(cos.mean()), 5), "cosine_min": round(float(cos.min()), 5),
+                     "worst": texts[int(cos.argmin())][:80]})
+        log(f"{engine} {settings or ''}: mean {cos.mean():.5f}, min {cos.min():.5f} "
+            f"({time.perf_counter() - t0:.0f} s)")
+    return {"model": model, "sentences": n, "seed": seed, "machine": _machine(),
+            "date": time.strftime("%Y-%m-%d", time.gmtime()), "rows": rows}
+
+
+def markdown(report: dict) -> str:
+    lines = [f"{report['model']}, {report['sentences']:,} l10n dev sentences (seed {report['seed']}); "
+             f"{report['machine']}; {report['date']}.", "",
+             "| engine | settings | runs in | cosine to fp32 mean | min |", "|---|---|---|---:|---:|"]
+    for r in report["rows"]:
+        settings = json.dumps(r["settings"]) if r["settings"] else ""
+        lines.append(f"| {r['engine']} | {settings} | {r['runs_in']} | {r['cosine_mean']:.5f} | {r['cosine_min']:.5f} |")
+    return "\n".join(lines) + "\n"
+
+
+def calibration_sample(per_lang: int = 8, english: int = 3, seed: int = 0, root: Path | None = None) -> dict:
+    """`per_lang` translations and `english` English sentences from every l10n train file; no
+    sentence of a dev file (the sentences engines are measured on)."""
+    root = Path(root or corpora_dir() / "l10n")
+    files = sorted(root.glob("*-en.train.tsv.gz"))
+    if not files:
+        raise FileNotFoundError(f"no l10n train files (*-en.train.tsv.gz) under {root}")
+    dev = {side for f in sorted(root.glob("*-en.dev.tsv.gz")) for side in _sides(f)}
+    rng, texts, used = random.Random(seed), [], 0
+    for f in files:
+        with gzip.open(f, "rt", encoding="utf-8") as fh:
+            pairs = [line.rstrip("\n").split("\t")[:2] for line in fh]
+        # the same English occurs in train and dev files of other languages: none of dev's text
+        pairs = [p for p in pairs if len(p) == 2 and all(s.strip() and len(s) <= 300 and s not in dev for s in p)]
+        if len(pairs) < per_lang + english:  # a language with no train split (sw)
+            continue
+        chosen = rng.sample(pairs, per_lang + english)
+        texts += [p[0] for p in chosen[:per_lang]] + [p[1] for p in chosen[per_lang:]]
+        used += 1
+    return {"source": f"l10n train files (translations shipped by Debian packages; their licences: mostly "
+                      f"GPL/LGPL), {per_lang} translations and {english} English sentences from each of "
+                      f"{used} files, none in a dev file, seed {seed}; written by benchmarks/engine_cosine.py",
+            "texts": texts}
+
+
+def _sides(path: Path):
+    with gzip.open(path, "rt", encoding="utf-8") as fh:
+        for line in fh:
+            yield from line.rstrip("\n").split("\t")[:2]
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--model", default="bundled")
+    ap.add_argument("--engine", action="append", default=[], help="an engine to measure (repeatable)")
+    ap.add_argument("--int8", action="append", default=[], type=json.loads,
+                    help="other NNCF settings for ov-int8, as JSON (repeatable)")
+    ap.add_argument("--n", type=int, default=2000)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--out", type=Path, default=Path("runs/bench/engine_cosine"))
+    ap.add_argument("--write-calibration", type=Path, help="write ov-int8's calibration sample and stop")
+    args = ap.parse_args(argv)
+    if args.write_calibration:
+        write_json(args.write_calibration, calibration_sample())
+        return
+    report = measure(args.model, args.engine, args.int8, args.n, args.seed, args.out)
+    write_json(args.out / "engine_cosine.json", report)
+    write_text(args.out / "engine_cosine.md", markdown(report))
+    print(markdown(report))
+
+
+if __name__ == "__main__":
+    main()

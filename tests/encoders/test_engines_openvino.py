@@ -1,0 +1,101 @@
+"""The OpenVINO engines on a tiny BERT: each one's vectors against fp32 torch within its bound, the
+conversion made once into xlingua's cache and redone when its stamp changes, a copy (as Ray
+sends it) giving the same vectors, and the refusals (layer=, a missing package)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("openvino")
+
+from tests.tiny_models import tiny_bert  # noqa: E402
+from xlingua.encoders import openvino as ov_engine  # noqa: E402
+from xlingua.encoders.hf import TransformerEncoder  # noqa: E402
+
+WORDS = "the cat sat on a mat dog ran far away hello world big small red".split()
+TEXTS = ["the cat sat on a mat", "dog ran", "hello world big small red cat", "",
+         "a red dog ran far away from the big cat", " ".join(WORDS * 3)]
+
+
+@pytest.fixture(scope="module")
+def tiny_dir(tmp_path_factory):
+    model, tok = tiny_bert(WORDS, max_length=32)
+    path = tmp_path_factory.mktemp("tiny_bert_ov")
+    model.save_pretrained(path)
+    tok.save_pretrained(path)
+    return path
+
+
+@pytest.fixture(scope="module")
+def cache(tmp_path_factory):
+    return tmp_path_factory.mktemp("engines")
+
+
+class TinyOV(ov_engine.OpenVinoStates, TransformerEncoder):
+    def __init__(self, path, engine, cache, **options):
+        super().__init__(path, **options)
+        self._start_openvino(engine, threads=1, cache=cache)
+
+
+@pytest.fixture(scope="module")
+def reference(tiny_dir):
+    return TransformerEncoder(tiny_dir).encode(TEXTS)
+
+
+@pytest.fixture(autouse=True)
+def _calibrate_on_the_tiny_vocabulary(monkeypatch):
+    # the shipped sample is multilingual text, all [UNK] to a 19-word vocabulary
+    monkeypatch.setattr(ov_engine, "calibration_texts",
+                        lambda: [" ".join(WORDS[i:i + 1 + i % 7]) for i in range(len(WORDS))] * 4)
+
+
+def _cos(a, b):
+    return (a * b).sum(axis=1)
+
+
+def test_fp32_gives_torch_vectors_and_converts_once(tiny_dir, cache, reference, monkeypatch):
+    enc = TinyOV(tiny_dir, "openvino", cache)
+    assert enc.matmul_dtype == "fp32" and enc.ov_dir.parent == cache
+    assert enc.ov_dir.name.startswith(f"openvino-{tiny_dir.name}-")
+    np.testing.assert_allclose(enc.encode(TEXTS), reference, atol=1e-5)
+    monkeypatch.setattr(ov_engine, "to_openvino", lambda model: pytest.fail("converted again"))
+    again = TinyOV(tiny_dir, "ov-bf16", cache)  # the same converted model, another hint
+    assert again.ov_dir == enc.ov_dir and again.fingerprint() != TransformerEncoder(tiny_dir).fingerprint()
+
+
+def test_bf16_hint_within_its_bound(tiny_dir, cache, reference):
+    enc = TinyOV(tiny_dir, "ov-bf16", cache)
+    cos = _cos(enc.encode(TEXTS), reference)
+    # bf16 where the CPU has native bf16, fp32 (cosine 1) elsewhere
+    assert cos.min() >= (0.99 if enc.matmul_dtype == "bf16" else 0.99999), cos
+
+
+def test_int8_within_its_bound_and_rebuilt_for_other_settings(tiny_dir, cache, reference, monkeypatch):
+    pytest.importorskip("nncf")
+    enc = TinyOV(tiny_dir, "ov-int8", cache)
+    assert enc.matmul_dtype == "int8" and enc.ov_dir.name.startswith(f"ov-int8-{tiny_dir.name}-")
+    xml = (enc.ov_dir / "model.xml").read_text()
+    assert "FakeQuantize" in xml or "FakeConvert" in xml  # quantized, not the fp32 model again
+    got = enc.encode(TEXTS)
+    cos = _cos(got, reference)
+    assert cos.min() >= 0.99 and not np.allclose(got, reference, atol=1e-5), cos
+    first = enc.ov_dir
+    monkeypatch.setattr(ov_engine, "INT8", {**ov_engine.INT8, "keep_float": []})
+    other = TinyOV(tiny_dir, "ov-int8", cache)
+    assert other.ov_dir != first and not first.exists()  # another stamp: rebuilt, the old one gone
+    assert other.fingerprint() != enc.fingerprint()
+
+
+def test_a_copy_gives_the_same_vectors(tiny_dir, cache):
+    cloudpickle = pytest.importorskip("cloudpickle")
+    enc = TinyOV(tiny_dir, "openvino", cache)
+    copy = cloudpickle.loads(cloudpickle.dumps(enc))
+    np.testing.assert_array_equal(copy.encode(TEXTS), enc.encode(TEXTS))
+
+
+def test_layer_and_unknown_settings_are_refused(tiny_dir, cache):
+    with pytest.raises(ValueError, match="the openvino engine returns the last layer only; use :torch for layer="):
+        TinyOV(tiny_dir, "openvino", cache, layer=1)
+    pytest.importorskip("nncf")
+    with pytest.raises(ValueError, match=r"keep_float: unknown kinds \['ffn'\]; choose from qkv, attn-out"):
+        ov_engine.quantize_int8(None, None, [], {"keep_float": ["ffn"]})
