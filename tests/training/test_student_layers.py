@@ -116,20 +116,20 @@ def test_a_layer_past_the_start_model_is_refused_on_one_line(four, pairs_file, t
 
 
 def test_precision_auto_is_bf16_where_native_else_fp32(monkeypatch):
-    from xlingua.encoders import bf16
+    from xlingua.encoders import cpu
 
     data = {"model": "m", "output_dir": "x", "precision": "auto",
             "tasks": [{"name": "a", "objective": "laser3", "data": {"type": "tsv", "path": "p"}}]}
-    monkeypatch.setattr(bf16, "native_bf16", lambda: True)
+    monkeypatch.setattr(cpu, "native_bf16", lambda: True)
     assert config_from_dict(data).precision == "bf16"
-    monkeypatch.setattr(bf16, "native_bf16", lambda: False)
+    monkeypatch.setattr(cpu, "native_bf16", lambda: False)
     assert config_from_dict(data).precision == "fp32"  # recorded as chosen: a resume elsewhere sees it
 
 
 def test_the_mini_recipe_is_a_student_of_the_default(monkeypatch):
-    from xlingua.encoders import bf16
+    from xlingua.encoders import cpu
 
-    monkeypatch.setattr(bf16, "native_bf16", lambda: False)
+    monkeypatch.setattr(cpu, "native_bf16", lambda: False)
     cfg = load_config(ROOT / "configs" / "train_mini.yaml")
     assert cfg.model == "xlingua-small-v2:torch" and cfg.layers == [0, 4, 8, 11] and cfg.precision == "fp32"
     assert (cfg.max_steps, cfg.batch_size, cfg.checkpoint_every) == (6000, 64, 100)

@@ -160,7 +160,7 @@ def config_from_dict(data: dict, where: str = "config") -> TrainConfig:
         if isinstance(data.get(key), str):
             data[key] = float(data[key])  # YAML reads 2e-5 as a string
     if data.get("precision") == AUTO:  # recorded as chosen, so a resume elsewhere says it differs
-        from xlingua.encoders.bf16 import native_bf16
+        from xlingua.encoders.cpu import native_bf16
 
         data["precision"] = "bf16" if native_bf16() else "fp32"
     return _build(TrainConfig, data, where).validate(where)
