@@ -12,8 +12,6 @@ to OUT/table.md and OUT/table.json.
 from __future__ import annotations
 
 import argparse
-import functools
-import importlib.util
 import json
 import os
 import subprocess
@@ -28,22 +26,19 @@ from xlingua.evaluation.tasks.tatoeba import token_score_matrices
 from xlingua.similarity import cosine_matrix, retrieval_accuracy
 from xlingua.training.evaluators import general_dev_pairs
 
-HERE = Path(__file__).resolve().parent
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:  # run as a script, only benchmarks/ is on the path
+    sys.path.insert(0, str(ROOT))
 
-
-@functools.cache  # one load of reproduce.py, however many recipes are built
-def _reproduce():
-    spec = importlib.util.spec_from_file_location("reproduce", HERE / "reproduce.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+from benchmarks.reproduction.bookkeeping import derive_recipe, in_precision  # noqa: E402
+from benchmarks.reproduction.papers import onealigner  # noqa: E402
+from benchmarks.reproduction.settings import DEV_LANGS, START  # noqa: E402
 
 
 def recipe(scale: float, steps: int, precision: str, out: Path) -> dict:
     """reproduce.py's `de` run (one rich pair, de-en) with this scale and `steps` steps."""
-    R = _reproduce()
-    (run,) = [r for r in R.in_precision(R.onealigner(), precision).runs if r.name == "de"]
-    rec = R.derive_recipe(run)
+    (run,) = [r for r in in_precision(onealigner(), precision).runs if r.name == "de"]
+    rec = derive_recipe(run)
     rec.update(max_steps=steps, eval_every=steps, output_dir=str(out))
     rec["tasks"][0]["options"]["scale"] = scale
     return rec
@@ -79,17 +74,16 @@ def main() -> None:
     ap.add_argument("--limit", type=int, default=200, help="Dev pairs per language.")
     ap.add_argument("--out", default="runs/onealigner_dev")
     args = ap.parse_args()
-    R = _reproduce()
     out = Path(args.out)
-    start = R.START.split(":")[0] + (":bf16" if args.precision == "bf16" else ":torch")
-    rows = [{"run": "start", "scale": None, "model": start, **dev_read(start, R.DEV_LANGS, args.limit)}]
+    start = START.split(":")[0] + (":bf16" if args.precision == "bf16" else ":torch")
+    rows = [{"run": "start", "scale": None, "model": start, **dev_read(start, DEV_LANGS, args.limit)}]
     for t in args.scales:
         run_dir = out / f"scale{t:g}"
         train(recipe(t, args.steps, args.precision, run_dir), run_dir)
         model = f"{'bf16:' if args.precision == 'bf16' else ''}{run_dir / 'final'}"
-        rows.append({"run": run_dir.name, "scale": t, "model": model, **dev_read(model, R.DEV_LANGS, args.limit)})
+        rows.append({"run": run_dir.name, "scale": t, "model": model, **dev_read(model, DEV_LANGS, args.limit)})
         print(json.dumps(rows[-1]), flush=True)
-    lines = [f"dev: general corpus dev slices, {len(R.DEV_LANGS)} languages x {args.limit} pairs; "
+    lines = [f"dev: general corpus dev slices, {len(DEV_LANGS)} languages x {args.limit} pairs; "
              f"{args.steps} steps of de-en from {start}", "",
              "| run | scale | in-batch BERTScore | pooled cosine |", "|---|---:|---:|---:|"]
     for r in rows:

@@ -20,7 +20,7 @@ def main() -> None:
     from xlingua.bench.embed import _machine
     from xlingua.data.benchmarks import MLQE_PAIRS
     from xlingua.encoders.loading import load_encoder
-    from xlingua.qe.train import read_pairs
+    from xlingua.qe.pairs import read_pairs
     from xlingua.qe.load import load_qe
     from xlingua.score import score_texts
 

@@ -59,7 +59,7 @@ def main() -> None:
     from xlingua.data.benchmarks import MLQE_PAIRS
     from xlingua.encoders.cache import CachedEncoder
     from xlingua.encoders.loading import load_encoder
-    from xlingua.qe.train import load_split
+    from xlingua.qe.pairs import load_split
     from xlingua.similarity.qe_head import Features, mean_pearson
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])

@@ -31,7 +31,19 @@ def time_steps(step, n: int) -> list[float]:
     return out
 
 
-def main() -> None:
+L10N = {"type": "l10n", "langs": ["de"], "limit": 4096}
+SPECS = {
+    "translation_ranking (bidirectional)": ("translation_ranking", L10N, {}),
+    "translation_ranking (one direction)": ("translation_ranking", L10N, {"bidirectional": False}),
+    "translation_ranking + 1 hard negative": ("translation_ranking", {**L10N, "limit": 512}, {"hard_negatives": 1}),
+    "nli (XNLI dev en)": ("nli", {"type": "xnli", "langs": ["en"]}, {}),
+    "response_ranking": ("response_ranking", L10N, {}),
+    "dueam (exact EMD)": ("dueam", {"type": "dueam_weak", "pairs": ["en-de"]}, {}),
+    "onealigner (last layer)": ("onealigner", L10N, {}),
+}
+
+
+def parse_args() -> argparse.Namespace:
     ap = argparse.ArgumentParser()
     ap.add_argument("--model", default="bundled:torch")
     ap.add_argument("--batch", type=int, default=16)
@@ -42,26 +54,11 @@ def main() -> None:
     ap.add_argument("--only-ranking", action="store_true",
                     help="time only translation ranking and MNRL (more rounds for the same budget)")
     ap.add_argument("--json")
-    args = ap.parse_args()
-    torch.manual_seed(0)
-    model = SentenceModel.load(args.model, args.length)
-    if not args.no_freeze:
-        model.model.embeddings.word_embeddings.weight.requires_grad_(False)
-    model.train()
-    b = args.batch
-    l10n = {"type": "l10n", "langs": ["de"], "limit": 4096}
-    specs = {
-        "translation_ranking (bidirectional)": ("translation_ranking", l10n, {}),
-        "translation_ranking (one direction)": ("translation_ranking", l10n, {"bidirectional": False}),
-        "translation_ranking + 1 hard negative": ("translation_ranking", {**l10n, "limit": 512}, {"hard_negatives": 1}),
-        "nli (XNLI dev en)": ("nli", {"type": "xnli", "langs": ["en"]}, {}),
-        "response_ranking": ("response_ranking", l10n, {}),
-        "dueam (exact EMD)": ("dueam", {"type": "dueam_weak", "pairs": ["en-de"]}, {}),
-        "onealigner (last layer)": ("onealigner", l10n, {}),
-    }
-    if args.only_ranking:
-        specs = {k: v for k, v in specs.items() if k.startswith("translation_ranking (")}
-    results = {}
+    return ap.parse_args()
+
+
+def objective_steps(model: SentenceModel, specs: dict, b: int) -> dict:
+    """name -> one training step of that objective on `model` (each already run once)."""
     batches = {}
     for name, (objective, data, opts) in specs.items():
         task = build_task(TaskConfig(name=name, objective=objective, data=data, options=opts), model.dim)
@@ -79,18 +76,22 @@ def main() -> None:
             opt.zero_grad(set_to_none=True)
         step()  # warm-up (and DuEAM's first WMD computations are inside the timed steps)
         batches[name] = step
+    return batches
 
-    # sentence-transformers MNRL on the same weights, tokens and batch
+
+def mnrl_step(model: SentenceModel, args: argparse.Namespace):
+    """sentence-transformers MNRL on the same weights, tokens and batch: one step (run once)."""
     from sentence_transformers import SentenceTransformer
     from sentence_transformers.losses import MultipleNegativesRankingLoss
 
+    b = args.batch
     st = SentenceTransformer(str(model.encoder.path), device="cpu")
     st.max_seq_length = args.length
     st[0].auto_model.embeddings.word_embeddings.weight.requires_grad_(args.no_freeze)
     st.train()
     mnrl = MultipleNegativesRankingLoss(st)
     st_opt = torch.optim.AdamW([p for p in st.parameters() if p.requires_grad], lr=1e-5)
-    pairs = build_task(TaskConfig(name="x", objective="translation_ranking", data=l10n), model.dim).examples
+    pairs = build_task(TaskConfig(name="x", objective="translation_ranking", data=L10N), model.dim).examples
     st_counter = iter(range(10**9))
     prefix = model.prefix
 
@@ -103,13 +104,13 @@ def main() -> None:
         st_opt.step()
         st_opt.zero_grad(set_to_none=True)
     st_step()
-    batches["sentence-transformers MNRL (one direction)"] = st_step
+    return st_step
 
-    times = {name: [] for name in batches}
-    for _ in range(args.rounds):
-        for name, step in batches.items():
-            times[name].extend(time_steps(step, args.steps))
-    print(f"\nmodel {args.model}, batch {b} pairs, max length {args.length}, "
+
+def report(args: argparse.Namespace, times: dict) -> None:
+    """Print the table (and write --json)."""
+    results = {}
+    print(f"\nmodel {args.model}, batch {args.batch} pairs, max length {args.length}, "
           f"{'all weights' if args.no_freeze else 'word embeddings frozen'}, "
           f"{args.rounds} rounds x {args.steps} steps, torch threads {torch.get_num_threads()}")
     print(f"{'objective':45s} {'median s/step':>13s} {'steps/s':>8s}")
@@ -123,6 +124,25 @@ def main() -> None:
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"args": vars(args), "results": results, "ratio_vs_mnrl": ours / theirs}, f, indent=2)
+
+
+def main() -> None:
+    args = parse_args()
+    torch.manual_seed(0)
+    model = SentenceModel.load(args.model, args.length)
+    if not args.no_freeze:
+        model.model.embeddings.word_embeddings.weight.requires_grad_(False)
+    model.train()
+    specs = SPECS
+    if args.only_ranking:
+        specs = {k: v for k, v in specs.items() if k.startswith("translation_ranking (")}
+    batches = objective_steps(model, specs, args.batch)
+    batches["sentence-transformers MNRL (one direction)"] = mnrl_step(model, args)
+    times = {name: [] for name in batches}
+    for _ in range(args.rounds):
+        for name, step in batches.items():
+            times[name].extend(time_steps(step, args.steps))
+    report(args, times)
 
 
 if __name__ == "__main__":

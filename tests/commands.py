@@ -212,6 +212,22 @@ class Train(Job):
         return self.args()
 
 
+class TrainStudent(Train):
+    """The student recipe (configs/train_mini.yaml) made tiny: layer 1 of the 2-layer model,
+    word embeddings frozen, LASER3-style distillation to the full model with translation ranking."""
+    name = "train-student"
+
+    def setup(self, lr=1e-3, model=None):
+        write_text(self.ws / "pairs.tsv", [f"{a}\t{b}" for a, b in parallel("de", 12, seed=4)])
+        model = str(model or self.model)
+        (self.ws / "r.yaml").write_text(json.dumps({
+            "model": model, "layers": [1], "freeze": ["word_embeddings"], "output_dir": str(self.out / "run"),
+            "max_steps": 4, "batch_size": 4, "max_seq_length": 16, "lr": lr, "warmup_steps": 1, "log_every": 1,
+            "seed": 1, "checkpoint_every": 1,
+            "tasks": [{"name": "kd", "objective": "laser3", "data": {"type": "tsv", "path": str(self.target)},
+                       "options": {"teacher": model, "teacher_cache": str(self.ws / "teacher_cache")}}]}))
+
+
 class _L10n(Job):
     """Commands that read the l10n corpus under $XLINGUA_SHARED/corpora/l10n."""
 

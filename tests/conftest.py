@@ -42,6 +42,19 @@ def _isolated_home(tmp_path_factory, monkeypatch):
     yield
 
 
+@pytest.fixture
+def models_dir(tmp_path, monkeypatch) -> Path:
+    """An empty models/ standing in for the installed model packages and for a source checkout's
+    src/xlingua/models/: a model directory put in it loads by its name."""
+    from xlingua.encoders import model_packages
+
+    root = tmp_path / "models"
+    root.mkdir()
+    monkeypatch.setattr(model_packages, "installed", lambda: {p.name: p for p in sorted(root.iterdir()) if p.is_dir()})
+    monkeypatch.setattr(model_packages, "source_models_dir", lambda: root)
+    return root
+
+
 class FullDisk:
     """A directory where writing more than `room` bytes fails as on a full disk.
 

@@ -137,11 +137,11 @@ def test_sharded_resume_after_kill(tmp_path):
         embed_files(HashEncoder(), EmbedFilesConfig([src], str(out), shard_size=3, show_progress=False))
 
 
-def _stdin(monkeypatch):
+def _stdin(monkeypatch, lines=LINES):
     import io
     import sys
 
-    data = "\n".join(LINES).encode() + b"\n"
+    data = "\n".join(lines).encode() + b"\n"
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BufferedReader(io.BytesIO(data))))
 
 
@@ -153,7 +153,7 @@ def test_stdin_input(tmp_path, monkeypatch):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["s.npy"]
 
 
-def test_stdin_into_shards_is_not_resumed(tmp_path, monkeypatch):
+def test_stdin_into_shards_resumes_on_the_same_bytes_only(tmp_path, monkeypatch):
     _stdin(monkeypatch)
     out = tmp_path / "s"
     cfg = EmbedFilesConfig(["-"], str(out), shard_size=3, show_progress=False)
@@ -161,7 +161,11 @@ def test_stdin_into_shards_is_not_resumed(tmp_path, monkeypatch):
     assert res.rows == len(LINES) and res.shards == ["shard-00000.npy", "shard-00001.npy", "shard-00002.npy"]
     np.testing.assert_array_equal(load_embeddings(out), _expected())
     assert not any(p.name.startswith(".") for p in out.iterdir())  # the copy of stdin is gone
-    with pytest.raises(InputError, match="reading stdin cannot be resumed"):
+    _stdin(monkeypatch)
+    again = HashEncoder()
+    assert embed_files(again, cfg).rows == len(LINES) and again.calls == 0
+    _stdin(monkeypatch, LINES[:-1])
+    with pytest.raises(InputError, match="holds a different job"):
         embed_files(HashEncoder(), cfg)
 
 

@@ -88,7 +88,8 @@ FAULTS = {
     "changed": (None, {"mine": "same", "prepare": "same"}, "error"),
 }
 #: rows an accepted fault gives: a number, or "clean" (as many as the clean input)
-ACCEPTED = {("empty_file", "embed"): 0, ("empty_file", "score"): 0, ("empty_file", "prepare"): 0,
+ACCEPTED = {("empty_file", "embed"): 0, ("empty_file", "score"): 1,  # score's header row
+            ("empty_file", "prepare"): 0,
             ("empty_file", "align"): 1 + 8,  # the header and B's 8 sentences, each unaligned
             ("empty_lines", "embed"): 13,  # the empty line is a row of its own
             ("empty_lines", "mine"): "clean", ("empty_lines", "align"): "clean", ("empty_lines", "prepare"): "clean"}

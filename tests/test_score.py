@@ -52,16 +52,34 @@ def _hand_scores(k):
     return np.array(cos), np.array(margins)
 
 
+def _rows(path) -> list[list[str]]:
+    """The rows after the header, which names the columns."""
+    header, *rows = path.read_text().splitlines()
+    assert header.split("\t")[0] == "cosine"
+    return [row.split("\t") for row in rows]
+
+
 def test_rows_in_order_with_cosine_and_margin(tmp_path):
     src, tgt = _files(tmp_path)
     out = tmp_path / "scores.tsv"
     res = score_files(toy_embed, [src, tgt], str(out), ScoreConfig(margin=True, k=2, buffer_lines=3))
-    rows = [line.split("\t") for line in out.read_text().splitlines()]
+    assert out.read_text().splitlines()[0] == "cosine\tmargin"
+    rows = _rows(out)
     assert res.pairs == 4 and len(rows) == 4
     cos, margin = _hand_scores(2)
     np.testing.assert_allclose([float(r[0]) for r in rows], cos, atol=1e-6)
     np.testing.assert_allclose([float(r[1]) for r in rows], margin, atol=1e-5)
     assert float(rows[0][0]) == pytest.approx(0.8, abs=1e-6)  # (1,0,0).(0.8,0.6,0)
+
+
+def test_without_header_row_i_is_pair_i(tmp_path):
+    src, tgt = _files(tmp_path)
+    out = tmp_path / "scores.tsv"
+    score_files(toy_embed, [src, tgt], str(out), ScoreConfig(header=False))
+    cos, _ = _hand_scores(2)
+    assert out.read_text() == "".join(f"{c:.6f}\n" for c in cos)
+    score_files(toy_embed, [src, tgt], str(out), ScoreConfig())
+    assert out.read_text() == "cosine\n" + "".join(f"{c:.6f}\n" for c in cos)
 
 
 def test_score_texts_equals_the_file_job(tmp_path):
@@ -137,7 +155,8 @@ def test_cli_scores_with_a_model_dir_and_fails_in_one_line(tmp_path, tiny_model)
     assert run.exit_code == 0, run.output
     enc = load_encoder(tiny_model)
     x, y = enc.encode(["the red cat", "a dog"]), enc.encode(["die rote katze", "der hund"])
-    rows = [list(map(float, r.split("\t"))) for r in out.read_text().splitlines()]
+    assert out.read_text().splitlines()[0] == "cosine\tmargin"
+    rows = [list(map(float, r)) for r in _rows(out)]
     np.testing.assert_allclose([r[0] for r in rows], (x * y).sum(1), atol=1e-5)
 
     bad = tmp_path / "bad.txt"
@@ -180,7 +199,7 @@ def test_cli_scores_with_a_trained_meaning_model(tmp_path, tiny_model):
     assert run.exit_code == 0, run.output
     enc = MeaningEncoder(base, str(run_dir))
     expected = (enc.encode(words[:3]) * enc.encode(german[1:4])).sum(1)
-    got = [float(r.split("\t")[0]) for r in out.read_text().splitlines()]
+    got = [float(r[0]) for r in _rows(out)]
     np.testing.assert_allclose(got, expected, atol=1e-5)
     plain = (base.encode(words[:3]) * base.encode(german[1:4])).sum(1)
     assert np.abs(np.array(got) - plain).max() > 1e-3  # the meaning MLP changed the scores

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 
-def tiny_bert(words: list[str], max_length: int, hidden: int = 32, seed: int = 0):
+def tiny_bert(words: list[str], max_length: int, hidden: int = 32, seed: int = 0, layers: int = 2):
     """(BertModel without pooler, PreTrainedTokenizerFast): [CLS] words [SEP], one id a word."""
     import torch
     from tokenizers import Tokenizer, models, pre_tokenizers, processors
@@ -16,7 +16,7 @@ def tiny_bert(words: list[str], max_length: int, hidden: int = 32, seed: int = 0
     tok = PreTrainedTokenizerFast(tokenizer_object=tk, unk_token="[UNK]", pad_token="[PAD]",
                                   cls_token="[CLS]", sep_token="[SEP]", model_max_length=max_length)
     torch.manual_seed(seed)
-    cfg = BertConfig(vocab_size=len(vocab), hidden_size=hidden, num_hidden_layers=2,
+    cfg = BertConfig(vocab_size=len(vocab), hidden_size=hidden, num_hidden_layers=layers,
                      num_attention_heads=2, intermediate_size=64, max_position_embeddings=max_length)
     return BertModel(cfg, add_pooling_layer=False), tok
 

@@ -5,7 +5,8 @@ Each document is read with `xlingua embed`'s rules (data.text); each non-empty l
 paragraph, split into sentences (data.sentences) unless the lines are sentences already. Every
 sentence and every concatenation of two consecutive sentences is embedded, each distinct text
 once, and similarity.monotone aligns the two sequences (Vecalign's 1-1, 1-2, 2-1, 1-0, 0-1
-steps). Output TSV, one row per aligned group, header first:
+steps). Output TSV, one row per aligned group, after a header row naming the columns (left out
+with header=False):
     a_start a_end b_start b_end score a_text b_text
 ranges half-open over the sentence numbers (0-based); an empty range and no score for a
 sentence left unaligned.
@@ -30,6 +31,8 @@ HEADER = "a_start\ta_end\tb_start\tb_end\tscore\ta_text\tb_text\n"
 
 @dataclass
 class Alignment:
+    """Two documents' sentences and the beads that align them, in document order."""
+
     a: list[str]
     b: list[str]
     beads: list[Bead]
@@ -41,8 +44,8 @@ class Alignment:
         return [(bd.a[0], bd.a[1], bd.b[0], bd.b[1], bd.score, " ".join(self.a[bd.a[0] : bd.a[1]]),
                  " ".join(self.b[bd.b[0] : bd.b[1]])) for bd in self.beads]
 
-    def tsv(self) -> str:
-        lines = [HEADER]
+    def tsv(self, header: bool = True) -> str:
+        lines = [HEADER] if header else []
         for a0, a1, b0, b1, score, ta, tb in self.rows():
             s = "" if score is None else f"{score:.6f}"
             lines.append(f"{a0}\t{a1}\t{b0}\t{b1}\t{s}\t{_cell(ta)}\t{_cell(tb)}\n")
@@ -98,19 +101,20 @@ def read_document(path: str, split: bool = True, lang: str | None = None, errors
     return document_sentences(lines, split, lang)
 
 
-def write_alignment(result: Alignment, output: str) -> Path:
+def write_alignment(result: Alignment, output: str, header: bool = True) -> Path:
     """OUT.tsv, under a temp name renamed when complete."""
     out = Path(output)
-    write_text(out, result.tsv())
+    write_text(out, result.tsv(header))
     return out
 
 
 def align_files(embed: Embed, doc_a: str, doc_b: str, output: str, split: bool = True,
                 lang_a: str | None = None, lang_b: str | None = None, errors: str = "strict",
-                max_chars: int | None = DEFAULT_MAX_CHARS, skip_quantile: float = 0.2) -> Alignment:
+                max_chars: int | None = DEFAULT_MAX_CHARS, skip_quantile: float = 0.2,
+                header: bool = True) -> Alignment:
     """Read, split, align and write."""
     a = read_document(doc_a, split, lang_a, errors, max_chars)
     b = read_document(doc_b, split, lang_b, errors, max_chars)
     result = align_sentences(embed, a, b, lang_a, lang_b, skip_quantile)
-    write_alignment(result, output)
+    write_alignment(result, output, header)
     return result

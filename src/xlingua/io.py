@@ -175,11 +175,13 @@ def atomic_open(path: str | os.PathLike, mode: str = "w", encoding: str | None =
 
 
 def write_text(path, text: str) -> None:
+    """Write `text` (UTF-8) under a temporary name, then rename it into place."""
     with atomic_open(path) as f:
         f.write(text)
 
 
 def write_json(path, obj, indent: int | None = 1, sort_keys: bool = False) -> None:
+    """`obj` as JSON (non-ASCII kept as is), written as `write_text` writes."""
     write_text(path, json.dumps(obj, indent=indent, sort_keys=sort_keys, ensure_ascii=False,
                                 allow_nan=True) + "\n")
 

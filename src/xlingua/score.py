@@ -1,16 +1,17 @@
 """`xlingua score`: given translation pairs in, one score row per pair out, in order.
 
-Each output row holds the pair's cosine and, with `margin=True`, its ratio margin (Artetxe &
-Schwenk 2019) with the k nearest neighbours taken within the same files; with `qe=True`, a
-trained quality estimate in z-units of human judgement (xlingua.similarity.qe_head: a head on
-the base encoder's vectors, fitted on WMT20 MLQE-PE). With `min_score`
+The output is a TSV whose first row names its columns (`header=False` leaves it out): `cosine`,
+the pair's cosine; with `margin=True`, `margin`, its ratio margin (Artetxe & Schwenk 2019) with
+the k nearest neighbours taken within the same files; with a QE model, `qe`, a trained quality
+estimate in z-units of human judgement (xlingua.similarity.qe_head: a head on the base
+encoder's vectors, fitted on WMT20 MLQE-PE). Row i after the header is pair i. With `min_score`
 the pairs scoring at least that much (the last column: qe, else margin, else cosine)
 are written beside the scores as a filtered corpus, in the form of the input (one TSV, or two
 line-aligned files).
 
 Inputs follow `xlingua embed`'s rules (data.text): every pair is counted and validated before
-the model loads, two files must have equal line counts, and outputs are written under temp
-names and renamed only when complete.
+the model loads, two files must have equal line counts, a pipe or `-` is read from a checked
+copy (data.spool), and outputs are written under temp names and renamed only when complete.
 """
 from __future__ import annotations
 
@@ -22,13 +23,13 @@ from typing import Sequence
 
 import numpy as np
 
-from xlingua.data.text import DEFAULT_MAX_CHARS, InputError, count_pairs, read_pairs
+from xlingua.data.spool import Spool
+from xlingua.data.text import DEFAULT_MAX_CHARS, ERRORS_HINT, InputError, count_pairs, read_pairs
 from xlingua.encoders.base import Embed
 from xlingua.io import atomic_open
 from xlingua.data.langs import normalize_lang
 from xlingua.similarity import paired_cosine, pair_margin
 from xlingua.similarity.qe_head import QEModel
-
 
 
 @dataclass
@@ -42,6 +43,12 @@ class ScoreConfig:
     max_chars: int | None = DEFAULT_MAX_CHARS
     buffer_lines: int = 50_000
     qe: QEModel | None = None  # qe.load.load_qe() (a QEModel or a qe.blend.CrossQE); adds the qe column
+    header: bool = True  # the first row names the columns
+
+    @property
+    def columns(self) -> list[str]:
+        """The output's columns, in order."""
+        return ["cosine"] + ["margin"] * self.margin + ["qe"] * (self.qe is not None)
 
     def __post_init__(self):
         if self.k < 1:
@@ -104,8 +111,14 @@ def score_texts(embed: Embed, src: Sequence[str], tgt: Sequence[str], margin: bo
 
 def score_files(embed: Embed, inputs: list[str], output: str, config: ScoreConfig,
                 n: int | None = None) -> ScoreResult:
-    """Score the pairs of `inputs` (two line-aligned files or one src<TAB>tgt file) into
-    `output` (TSV: cosine[, margin]); `n`: the pair count if the caller has counted already."""
+    """Score the pairs of `inputs` (two line-aligned files or one src<TAB>tgt file; pipes and
+    `-` too) into `output` (TSV: cosine, then margin and qe when asked; header first unless
+    config.header is False); `n`: the pair count if the caller has counted already."""
+    with Spool(inputs, errors=config.errors, max_chars=config.max_chars, hint=ERRORS_HINT) as spool:
+        return _score_files(embed, spool.paths, output, config, n)
+
+
+def _score_files(embed: Embed, inputs: list[str], output: str, config: ScoreConfig, n: int | None) -> ScoreResult:
     if n is None:
         n = count_pairs(inputs, errors=config.errors, max_chars=config.max_chars)
     out = Path(output)
@@ -142,7 +155,8 @@ def score_files(embed: Embed, inputs: list[str], output: str, config: ScoreConfi
                        if n else np.zeros(0, np.float32))
     if config.qe is not None:
         columns.append(qe)
-    final = {out: "".join("\t".join(f"{c[i]:.6f}" for c in columns) + "\n" for i in range(n))}
+    header = "\t".join(config.columns) + "\n" if config.header else ""
+    final = {out: header + "".join("\t".join(f"{c[i]:.6f}" for c in columns) + "\n" for i in range(n))}
     result = ScoreResult(out, n, qe_route=config.qe.route(pair) if config.qe is not None else None)
     if config.min_score is not None:
         keep = columns[-1] >= config.min_score

@@ -4,7 +4,6 @@ import json
 
 import pytest
 
-from xlingua.encoders import manifest as manifest_mod
 from xlingua.encoders.manifest import FORMAT, reads_as, same_vectors
 
 ROWS = "embeddings.word_embeddings.weight"
@@ -12,12 +11,10 @@ SMALL = "xlingua-small:torch|mean|None|True|512|1|de60e15feb2ae0c6"
 
 
 @pytest.fixture
-def models(tmp_path, monkeypatch):
-    monkeypatch.setattr(manifest_mod, "models_root", lambda: tmp_path)
-
+def models(models_dir):
     def ship(name, tensors, sha="de60e15feb2ae0c6" + "0" * 48, rows=True, on="xlingua-small"):
-        (tmp_path / name).mkdir()
-        (tmp_path / name / "manifest.json").write_text(json.dumps({
+        (models_dir / name).mkdir()
+        (models_dir / name / "manifest.json").write_text(json.dumps({
             "format": FORMAT, "base_model": on, "base": {"conversion": 1, "sha256": sha},
             "tensors": tensors, **({"rows_from": {ROWS: 250037}} if rows else {})}))
     return ship

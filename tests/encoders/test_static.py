@@ -77,13 +77,12 @@ def test_int8_copy_stores_a_byte_per_value_and_keeps_the_vectors(model_dir, tmp_
 
 
 def test_packaged_static_model_gives_its_recorded_vectors():
-    """static-small as shipped in this package: checksums, fingerprint and probe vectors."""
+    """static-small as its model package installed it: checksums, fingerprint and probe vectors."""
     from xlingua import load_encoder
-    from xlingua.encoders.manifest import MANIFEST, models_root
+    from xlingua.encoders.manifest import MANIFEST
+    from xlingua.encoders.model_packages import model_dir
 
-    root = models_root() / "static-small"
-    if not (root / MANIFEST).exists():
-        pytest.skip("static-small is not shipped in this checkout")
+    root = model_dir("static-small")
     m = json.loads((root / MANIFEST).read_text())
     enc = load_encoder("static-small")
     assert enc.fingerprint() == m["fingerprint"] and enc.dim == m["dim"] and enc.name == "static-small"
@@ -96,11 +95,9 @@ def test_corrupted_copy_of_the_packaged_model_is_refused_in_one_line(tmp_path):
     from typer.testing import CliRunner
 
     from xlingua.cli import app
-    from xlingua.encoders.manifest import MANIFEST, models_root
+    from xlingua.encoders.model_packages import model_dir
 
-    root = models_root() / "static-small"
-    if not (root / MANIFEST).exists():
-        pytest.skip("static-small is not shipped in this checkout")
+    root = model_dir("static-small")
     copy = tmp_path / "copy"
     shutil.copytree(root, copy)
     with open(copy / "vectors.safetensors", "r+b") as f:

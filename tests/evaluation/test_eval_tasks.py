@@ -194,7 +194,7 @@ def test_cli_list_and_compare(tmp_path):
     out = cli.invoke(app, ["eval", "--compare", str(tmp_path / "a.json"), str(tmp_path / "b.json")])
     assert out.exit_code == 0 and "| qe: pearson | 0.250 | 0.300 | +0.050 |" in out.output
     out = cli.invoke(app, ["eval", "--compare", str(tmp_path / "a.json"), str(tmp_path / "missing.json")])
-    assert out.exit_code == 2 and "result file not found" in out.output
+    assert out.exit_code == 2 and out.output == f"error: {tmp_path / 'missing.json'}: no such file\n"
     out = cli.invoke(app, ["eval"])
     assert out.exit_code == 2
 

@@ -10,7 +10,6 @@ from typer.testing import CliRunner
 
 from xlingua import load_encoder
 from xlingua.cli import app
-from xlingua.encoders import manifest as manifest_mod
 from xlingua.encoders.laser import LaserEncoder
 from xlingua.encoders.laser_model import BiLSTMEncoder, LaserConfig
 from xlingua.encoders.laser_vocab import train_vocab
@@ -85,17 +84,17 @@ def test_ship_never_overwrites_and_leaves_nothing_half_written(run_dir, tmp_path
     assert not (tmp_path / "new").exists() and not list(tmp_path.glob(".new.*"))
 
 
-def test_packaged_spec_loads_by_name_or_says_it_is_absent(run_dir, tmp_path, monkeypatch):
-    monkeypatch.setattr(manifest_mod, "models_root", lambda: tmp_path / "models")
-    with pytest.raises(FileNotFoundError, match="laser-small is not in this installation"):
+def test_packaged_spec_loads_by_name_or_says_it_is_absent(run_dir, models_dir):
+    with pytest.raises(FileNotFoundError, match=r"^laser-small is not installed: no xlingua model package provides "
+                                                r"it; build it with `xlingua laser ship`$"):
         load_encoder("laser-small")
     listed = lambda: [l for l in CliRunner().invoke(app, ["models"]).output.splitlines()  # noqa: E731
                       if l.startswith("laser-small ")]
-    assert len(listed()) == 1 and listed()[0].endswith("[not in this installation]")
-    ship(run_dir, tmp_path / "models" / "laser-small")
+    assert len(listed()) == 1 and listed()[0].endswith("[not installed: no model package provides it]")
+    ship(run_dir, models_dir / "laser-small")
     enc = load_encoder("laser-small")
     assert enc.name == "laser-small" and enc.fingerprint() == LaserEncoder(str(run_dir)).fingerprint()
-    assert "installation" not in listed()[0]
+    assert "installed" not in listed()[0]
 
 
 def test_ship_command(run_dir, tmp_path):

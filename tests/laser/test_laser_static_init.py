@@ -62,12 +62,12 @@ def test_student_on_static_pieces_trains_and_loads(static_dir, tmp_path, toy_sha
 
 
 def test_init_names_the_shipped_static_encoder_or_a_directory(static_dir, tmp_path):
-    from xlingua.encoders.manifest import models_root
+    from xlingua.encoders.model_packages import installed
     from xlingua.laser.config import LaserTrainConfig
     from xlingua.laser.prepare import static_init_dir
 
     assert static_init_dir(f"static:{static_dir}") == static_dir
-    assert static_init_dir("static-small") == models_root() / "static-small"
+    assert static_init_dir("static-small") == installed()["static-small"]
     with pytest.raises(ValueError, match="init must be empty \\(random\\), static:DIR or one of static-small, got 'bundled'"):
         LaserTrainConfig(objective="distill", init="bundled")
     with pytest.raises(ValueError, match="is for the distill objective"):

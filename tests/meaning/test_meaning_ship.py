@@ -1,4 +1,4 @@
-"""Shipping a meaning model inside the package and loading it as BASE+meaning; the training
+"""Shipping a meaning model into the models directory and loading it as BASE+meaning; the training
 command's ablation switches and dev selection through the CLI."""
 import json
 
@@ -6,7 +6,6 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-import xlingua.encoders.manifest as manifest_mod
 import xlingua.meaning.ship as meaning_ship
 from tests.meaning.test_meaning_data import HashEncoder
 from tests.meaning.test_meaning_dev import toy  # noqa: F401  (fixture)
@@ -26,11 +25,8 @@ def hash_base(monkeypatch):
 
 
 @pytest.fixture
-def models(tmp_path, monkeypatch):
-    root = tmp_path / "models"
-    monkeypatch.setattr(manifest_mod, "models_root", lambda: root)
-    monkeypatch.setattr(meaning_ship, "models_root", lambda: root)
-    return root
+def models(models_dir):
+    return models_dir
 
 
 def _run(tmp_path):
@@ -42,13 +38,14 @@ def _run(tmp_path):
 
 
 def test_ship_then_load_by_name_gives_the_run_vectors(tmp_path, hash_base, models):
-    with pytest.raises(FileNotFoundError, match=r"^hash\+meaning: meaning-hash is not in this installation of "
-                       r"xlingua .*`xlingua meaning ship RUN_DIR --base hash`"):
+    with pytest.raises(FileNotFoundError, match=r"^hash\+meaning: meaning-hash is not installed: no xlingua model "
+                       r"package provides it; build it with `xlingua meaning ship RUN_DIR --base hash`$"):
         loading.load_encoder("hash+meaning")
     run_dir = _run(tmp_path)
     res = CliRunner().invoke(app, ["meaning", "ship", str(run_dir), "--base", "hash"])
     assert res.exit_code == 0, res.output
     assert "epoch 2 chosen on qe-dev; load it as --model hash+meaning" in res.output
+    assert "no model package ships meaning-hash: add it to one to load it by name" in res.output
     shipped = models / "meaning-hash"
     assert sorted(p.name for p in shipped.iterdir()) == ["manifest.json", "model.pt"]
 

@@ -9,11 +9,12 @@ import warnings
 import pytest
 
 from xlingua.encoders.loading import load_encoder
-from xlingua.encoders.manifest import CorruptModelError, check_probes, models_root, read_manifest
+from xlingua.encoders.manifest import CorruptModelError, check_probes, read_manifest
+from xlingua.encoders.model_packages import model_dir
 
 
 def test_bundled_meaning_loads_by_name_and_reproduces_its_probe_vectors():
-    manifest = read_manifest(models_root() / "meaning-bundled")
+    manifest = read_manifest(model_dir("meaning-bundled"))
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # the bf16 and fp32 paths of bundled are the same vectors: no warning
         enc = load_encoder("bundled+meaning")
@@ -24,7 +25,7 @@ def test_bundled_meaning_loads_by_name_and_reproduces_its_probe_vectors():
 
 def test_a_corrupted_copy_is_refused(tmp_path):
     copy = tmp_path / "meaning"
-    shutil.copytree(models_root() / "meaning-bundled", copy)
+    shutil.copytree(model_dir("meaning-bundled"), copy)
     data = bytearray((copy / "model.pt").read_bytes())
     data[len(data) // 2] ^= 0xFF
     (copy / "model.pt").write_bytes(bytes(data))

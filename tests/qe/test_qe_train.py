@@ -130,7 +130,9 @@ def test_score_qe_adds_the_heads_column_and_says_what_scored_it(tmp_path, tiny_q
                                    "--src-lang", "en", "--tgt-lang", "de"])
     assert res.exit_code == 0, res.output
     assert "qe: en-de scored by the head trained on all the trained pairs (en-de, ro-en, si-en)" in res.output
-    rows = np.array([list(map(float, r.split("\t"))) for r in out.read_text().splitlines()])
+    header, *lines = out.read_text().splitlines()
+    assert header == "cosine\tqe"
+    rows = np.array([list(map(float, r.split("\t"))) for r in lines])
     assert rows.shape == (2, 2)
     enc, model = load_encoder(spec), QEModel.load(run / "model")
     want = model.predict(enc.encode(src), enc.encode(tgt), src, tgt, "en-de")

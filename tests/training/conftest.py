@@ -1,4 +1,4 @@
-"""A tiny BERT (2 layers, hidden 32, ~100-word vocab) saved to disk, for trainer tests."""
+"""A tiny BERT (2 layers unless asked, hidden 32, ~100-word vocab) saved to disk, for trainer tests."""
 from __future__ import annotations
 
 import pytest
@@ -8,7 +8,7 @@ WORDS = ("the a cat dog house car red blue green small big is on in and of to ru
          "le la chat chien maison voiture rouge bleu vert petit grand est sur et de").split()
 
 
-def make_tiny_model_dir(path, seed: int = 0):
+def make_tiny_model_dir(path, seed: int = 0, layers: int = 2):
     import torch
     from transformers import BertConfig, BertModel, BertTokenizerFast
 
@@ -17,7 +17,7 @@ def make_tiny_model_dir(path, seed: int = 0):
     vocab += ["##" + c for c in "abcdefghijklmnopqrstuvwxyzäöüß"] + WORDS
     tok = BertTokenizerFast(vocab={w: i for i, w in enumerate(dict.fromkeys(vocab))}, do_lower_case=True)
     torch.manual_seed(seed)
-    cfg = BertConfig(vocab_size=len(tok), hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
+    cfg = BertConfig(vocab_size=len(tok), hidden_size=32, num_hidden_layers=layers, num_attention_heads=2,
                      intermediate_size=64, max_position_embeddings=64, hidden_dropout_prob=0.1)
     BertModel(cfg).save_pretrained(path)
     tok.save_pretrained(path)

@@ -7,7 +7,7 @@ from xlingua.cli.options import ERRORS_OPTION, MODEL_OPTION
 
 
 def embed_command(
-    inputs: list[str] = typer.Argument(..., help="Text files (plain or .gz), one sentence a line; - for stdin."),
+    inputs: list[str] = typer.Argument(..., help="Text files (plain or .gz), one sentence a line; pipes such as <(zcat x.gz) work, and - for stdin."),
     output: str = typer.Option(..., "-o", "--output", help="OUT.npy, or a directory with --shard-size."),
     model: str = MODEL_OPTION,
     lang: str = typer.Option(None, "--lang", help="Language code of the input (for encoders that use it)."),

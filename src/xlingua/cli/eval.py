@@ -16,7 +16,8 @@ def eval_command(
     output: str = typer.Option(None, "-o", "--output", help="Result JSON; a .md table is written beside it."),
     opt: list[str] = typer.Option(None, "--opt", help="Task option key=value or task.key=value, e.g. alpha=0.3 (repeatable)."),
     list_tasks: bool = typer.Option(False, "--list", help="List the tasks and their options."),
-    compare: bool = typer.Option(False, "--compare", help="Set two result JSONs (given as the arguments) side by side."),
+    compare: bool = typer.Option(False, "--compare", help="Set two result JSONs (given as the arguments; a pipe or - "
+                                 "works for either) side by side."),
     no_cache: bool = typer.Option(False, "--no-cache", help="Don't use the on-disk embedding cache."),
     batch_size: int = typer.Option(64, help="Encoder batch size."),
 ):
@@ -36,9 +37,12 @@ def eval_command(
             console.print(f"[bold]{name:10}[/] {t.description}\n{'':11}data: {t.data}\n{'':11}options: {options}")
         return
     if compare:
+        from xlingua.data.spool import Spool
+
         if len(tasks) != 2:
             raise ValueError("--compare takes two result files: --compare A.json B.json")
-        a, b = (runner.load_result(p) for p in tasks)
+        with Spool(tasks, max_chars=None) as spool:  # pipes and - (for one of them) too
+            a, b = (runner.load_result(p) for p in spool.paths)
         typer.echo(report.compare(a, b))
         return
     if not tasks:

@@ -106,11 +106,13 @@ def ship_command(
     out: Path = typer.Option(..., "--out", "-o", help="New directory in the shipping format (e.g. src/xlingua/models/laser-small)."),
 ):
     """Write an encoder with its checksums, fingerprint and probe vectors (manifest.json)."""
+    from xlingua.cli.ship import echo_reinstall_hint
     from xlingua.laser.ship import ship
 
     manifest = ship(source, out)
     size = sum((out / name).stat().st_size for name in manifest["files"])
     typer.echo(f"wrote {out}: {manifest['dim']}-d, {size / 1e6:.1f} MB, fingerprint {manifest['fingerprint']}")
+    echo_reinstall_hint(out)
 
 
 @laser_app.command("sweep")

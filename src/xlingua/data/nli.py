@@ -13,17 +13,10 @@ Training uses the *dev* split only (the test split is evaluation data). DuEAM (G
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+
+from xlingua.data.benchmarks import NLIPair, read_xnli_split
 
 XNLI_LANGS = ("ar", "bg", "de", "el", "en", "es", "fr", "hi", "ru", "sw", "th", "tr", "ur", "vi", "zh")
-LABEL_IDS = {"entailment": 0, "neutral": 1, "contradiction": 2}
-
-
-@dataclass(frozen=True)
-class NLIPair:
-    premise: str
-    hypothesis: str
-    label: int
 
 
 def read_xnli(lang: str, split: str = "dev", data_dir=None) -> list[NLIPair]:
@@ -31,8 +24,6 @@ def read_xnli(lang: str, split: str = "dev", data_dir=None) -> list[NLIPair]:
     `xlingua.data.benchmarks.read_xnli_split`, which handles the test files' stray CRs)."""
     if split not in ("dev", "test"):
         raise ValueError(f"XNLI split must be dev or test, got {split!r}")
-    from xlingua.data.benchmarks import read_xnli_split
-
     return read_xnli_split(lang, split, data_dir)
 
 

@@ -1,7 +1,8 @@
 """Reading sentences from text files, one a line, as a stream.
 
 Inputs are plain or gzip files (detected by their magic bytes, not the name) or `-` for
-stdin. Each line is one sentence, or `id<TAB>sentence` when `ids=True`. Defined behaviour for
+stdin; a pipe or FIFO is read as it comes (data.spool copies one to disk for the readers that
+pass over their input twice, and errors then name the argument as typed: `shown`). Each line is one sentence, or `id<TAB>sentence` when `ids=True`. Defined behaviour for
 bad input, so that lines and output rows never drift apart:
 
 - invalid UTF-8: an error naming file and line, unless errors="replace" (U+FFFD substituted);
@@ -15,6 +16,7 @@ bad input, so that lines and output rows never drift apart:
 from __future__ import annotations
 
 import gzip
+import io
 import os
 import sys
 from dataclasses import dataclass
@@ -58,25 +60,47 @@ def check_readable(paths: Iterable[str]) -> list[str]:
         if not os.access(path, os.R_OK):
             raise InputError(f"{path}: permission denied")
     if paths.count("-") > 1:
-        raise InputError("stdin (-) can be given only once")
+        raise InputError(f"- (stdin) can stand for one input only, and is given {paths.count('-')} times; "
+                         "give the others as files or as <(command)")
     return paths
 
 
+#: the copy of a stream on disk -> the argument as typed (data.spool fills it)
+_SHOWN: dict[str, str] = {}
+
+
+def shown(path) -> str:
+    """How messages name an input: `<stdin>` for -, the argument as typed for a stream's copy
+    on disk (data.spool), else the path itself."""
+    path = os.fspath(path)
+    return "<stdin>" if path == "-" else _SHOWN.get(path, path)
+
+
+def show_as(path, name: str | None) -> None:
+    """Name `path` `name` in messages from now on (None: by itself again)."""
+    if name is None:
+        _SHOWN.pop(os.fspath(path), None)
+    else:
+        _SHOWN[os.fspath(path)] = name
+
+
+def gunzipped(f: IO[bytes]) -> IO[bytes]:
+    """`f` (a buffered reader), gunzipped when it starts with the gzip magic. It peeks, never
+    seeks, so that a pipe works as a file does."""
+    if not hasattr(f, "peek"):
+        f = io.BufferedReader(f)
+    return gzip.GzipFile(fileobj=f, mode="rb") if f.peek(2)[:2] == _GZIP_MAGIC else f
+
+
 def open_binary(path: str) -> IO[bytes]:
-    """Open a file for reading bytes, gunzipping when it starts with the gzip magic."""
+    """Open a file (or `-`, a pipe, a FIFO) for reading bytes, gunzipping gzip content."""
     if path == "-":
-        raw = sys.stdin.buffer
-        head = raw.peek(2)[:2] if hasattr(raw, "peek") else b""
-        return gzip.GzipFile(fileobj=raw) if head == _GZIP_MAGIC else raw
+        return gunzipped(sys.stdin.buffer)
     try:
         f = open(path, "rb")
     except OSError as e:
-        raise InputError(f"{path}: {e.strerror or e}") from None
-    if f.read(2) == _GZIP_MAGIC:
-        f.seek(0)
-        return gzip.GzipFile(fileobj=f, mode="rb")
-    f.seek(0)
-    return f
+        raise InputError(f"{shown(path)}: {e.strerror or e}") from None
+    return gunzipped(f)
 
 
 def read_lines(
@@ -97,49 +121,55 @@ def read_lines(
 
 
 def _read_one(path: str, errors: str, max_chars: int | None, ids: bool, hint: str) -> Iterator[Line]:
-    name = "<stdin>" if path == "-" else path
     f = open_binary(path)
+    try:
+        yield from check_lines(f, shown(path), errors, max_chars, ids, hint)
+    finally:
+        if path != "-":
+            f.close()
+
+
+def check_lines(f: IO[bytes], name: str, errors: str = "strict", max_chars: int | None = DEFAULT_MAX_CHARS,
+                ids: bool = False, hint: str = "") -> Iterator[Line]:
+    """The lines of an open binary file, checked as the module docstring says; errors name
+    `name` and the line."""
     number = 0
     # A line can't hold more than 4 bytes per character: reading at most that much keeps a
     # newline-free multi-gigabyte "line" out of memory.
     limit = -1 if max_chars is None else 4 * max_chars + 3
-    try:
-        while True:
-            try:
-                raw = f.readline(limit)
-            except (OSError, EOFError, gzip.BadGzipFile) as e:
-                raise InputError(f"{name}:{number + 1}: cannot read (corrupt gzip?): {e}") from None
-            if not raw:
-                return
-            number += 1
-            if number == 1 and raw.startswith(_BOM):
-                raw = raw[len(_BOM):]
-            if raw.endswith(b"\n"):
-                raw = raw[:-2] if raw.endswith(b"\r\n") else raw[:-1]
-            elif len(raw) == limit:
-                raise InputError(f"{name}:{number}: line is over --max-chars {max_chars:,}; "
-                                 "raise --max-chars to embed it whole")
-            if b"\x00" in raw:
-                raise InputError(f"{name}:{number}: NUL byte in line (binary file?)")
-            try:
-                text = raw.decode("utf-8", errors=errors)
-            except UnicodeDecodeError as e:
-                raise InputError(f"{name}:{number}: invalid UTF-8 at byte {e.start} of the line"
-                                 + (f"; {hint}" if hint else "")) from None
-            if max_chars is not None and len(text) > max_chars:
-                raise InputError(
-                    f"{name}:{number}: line has {len(text):,} characters, over --max-chars "
-                    f"{max_chars:,}; raise --max-chars to embed it whole"
-                )
-            key = None
-            if ids:
-                key, sep, text = text.partition("\t")
-                if not sep:
-                    raise InputError(f"{name}:{number}: expected id<TAB>sentence (no tab found)")
-            yield Line(name, number, text, key)
-    finally:
-        if path != "-":
-            f.close()
+    while True:
+        try:
+            raw = f.readline(limit)
+        except (OSError, EOFError, gzip.BadGzipFile) as e:
+            raise InputError(f"{name}:{number + 1}: cannot read (corrupt gzip?): {e}") from None
+        if not raw:
+            return
+        number += 1
+        if number == 1 and raw.startswith(_BOM):
+            raw = raw[len(_BOM):]
+        if raw.endswith(b"\n"):
+            raw = raw[:-2] if raw.endswith(b"\r\n") else raw[:-1]
+        elif len(raw) == limit:
+            raise InputError(f"{name}:{number}: line is over --max-chars {max_chars:,}; "
+                             "raise --max-chars to embed it whole")
+        if b"\x00" in raw:
+            raise InputError(f"{name}:{number}: NUL byte in line (binary file?)")
+        try:
+            text = raw.decode("utf-8", errors=errors)
+        except UnicodeDecodeError as e:
+            raise InputError(f"{name}:{number}: invalid UTF-8 at byte {e.start} of the line"
+                             + (f"; {hint}" if hint else "")) from None
+        if max_chars is not None and len(text) > max_chars:
+            raise InputError(
+                f"{name}:{number}: line has {len(text):,} characters, over --max-chars "
+                f"{max_chars:,}; raise --max-chars to embed it whole"
+            )
+        key = None
+        if ids:
+            key, sep, text = text.partition("\t")
+            if not sep:
+                raise InputError(f"{name}:{number}: expected id<TAB>sentence (no tab found)")
+        yield Line(name, number, text, key)
 
 
 def read_texts(path: str | os.PathLike, max_chars: int | None = None) -> Iterator[str]:
@@ -156,7 +186,7 @@ def read_whole(path: str | os.PathLike) -> str:
     except UnicodeDecodeError as e:
         line = data.count(b"\n", 0, e.start) + 1
         column = e.start - data.rfind(b"\n", 0, e.start) - 1
-        raise InputError(f"{path}:{line}: invalid UTF-8 at byte {column} of the line") from None
+        raise InputError(f"{shown(path)}:{line}: invalid UTF-8 at byte {column} of the line") from None
 
 
 def count_lines(paths: Iterable[str], errors: str = "strict", max_chars: int | None = DEFAULT_MAX_CHARS,
@@ -165,20 +195,12 @@ def count_lines(paths: Iterable[str], errors: str = "strict", max_chars: int | N
     return sum(1 for _ in read_lines(paths, errors=errors, max_chars=max_chars, ids=ids, hint=hint))
 
 
-def spool_stdin(dest: str) -> str:
-    """Copy stdin to a file so that it can be read twice (count, then embed)."""
-    with open(dest, "wb") as out:
-        src = sys.stdin.buffer
-        while chunk := src.read(1 << 20):
-            out.write(chunk)
-    return dest
-
-
 def read_pairs(paths: list[str], errors: str = "strict",
                max_chars: int | None = DEFAULT_MAX_CHARS) -> Iterator[tuple[Line, Line]]:
     """Translation pairs, in order: from two line-aligned files (SRC, TGT), or from one file of
     `src<TAB>tgt` lines. Call `count_pairs` first: it checks that two files have equal line
-    counts (here a shorter file is an error too, but only when it is reached)."""
+    counts (here a shorter file is an error too, but only when it is reached). Each input is read
+    once, so one of them may be `-` or a pipe."""
     paths = check_readable(paths)
     if len(paths) == 1:
         for line in read_lines(paths, errors=errors, max_chars=max_chars, hint=ERRORS_HINT):
@@ -189,25 +211,24 @@ def read_pairs(paths: list[str], errors: str = "strict",
         return
     if len(paths) != 2:
         raise InputError(f"give one src<TAB>tgt file or two line-aligned files, got {len(paths)}")
-    if "-" in paths:
-        raise InputError("two line-aligned files cannot be read from stdin")
     end = Line("", 0, "")
     src_lines = read_lines(paths[0], errors=errors, max_chars=max_chars, hint=ERRORS_HINT)
     tgt_lines = read_lines(paths[1], errors=errors, max_chars=max_chars, hint=ERRORS_HINT)
     for a, b in zip_longest(src_lines, tgt_lines, fillvalue=end):
         if a is end or b is end:
-            raise InputError(f"{paths[0]} and {paths[1]} have different line counts")
+            raise InputError(f"{shown(paths[0])} and {shown(paths[1])} have different line counts")
         yield a, b
 
 
 def count_pairs(paths: list[str], errors: str = "strict", max_chars: int | None = DEFAULT_MAX_CHARS) -> int:
     """Count (and so validate) all pairs; two files with different line counts are an error
-    naming both files and both counts, before any model runs."""
+    naming both files and both counts, before any model runs. This reads every input, so a
+    caller that reads them again gives streams through data.spool first."""
     paths = check_readable(paths)
     if len(paths) == 2 and "-" not in paths:
         n_src, n_tgt = (count_lines([p], errors=errors, max_chars=max_chars, hint=ERRORS_HINT) for p in paths)
         if n_src != n_tgt:
-            raise InputError(f"{paths[0]} has {n_src:,} lines but {paths[1]} has {n_tgt:,}; "
+            raise InputError(f"{shown(paths[0])} has {n_src:,} lines but {shown(paths[1])} has {n_tgt:,}; "
                              "the files must be line-aligned")
         return n_src
     return sum(1 for _ in read_pairs(paths, errors=errors, max_chars=max_chars))
@@ -233,10 +254,11 @@ def read_gold(path) -> list[tuple[int, str, str]]:
         src, tgt = two_columns(line, "src-id<TAB>tgt-id")
         pairs.append((line.number, src.strip(), tgt.strip()))
     if not pairs:
-        raise InputError(f"{path}: no gold pairs")
+        raise InputError(f"{shown(path)}: no gold pairs")
     return pairs
 
 
-__all__ = ["DEFAULT_MAX_CHARS", "ERRORS", "ERRORS_HINT", "InputError", "Line", "check_readable", "count_lines",
-           "count_pairs", "open_binary", "read_gold", "read_lines", "read_pairs", "read_texts", "read_whole", "spool_stdin", "two_columns"]
+__all__ = ["DEFAULT_MAX_CHARS", "ERRORS", "ERRORS_HINT", "InputError", "Line", "check_lines", "check_readable",
+           "count_lines", "count_pairs", "gunzipped", "open_binary", "read_gold", "read_lines", "read_pairs",
+           "read_texts", "read_whole", "show_as", "shown", "two_columns"]
 

@@ -12,6 +12,10 @@ Two output forms, each run as a step of the mining step contract by its runner (
   embeds only the rest; `job.json` records the job so that a rerun with other inputs, model or
   settings is refused instead of mixing rows.
 
+Inputs may be pipes (`<(zcat x.gz)`) or `-` for stdin: each is copied once, checked, beside the
+output (data.spool) and read from there; job.json records its size and hash, so a sharded job
+fed the same bytes again resumes.
+
 Memory stays bounded: lines are read as a stream and embedded `buffer_lines` at a time (the
 encoder sorts each buffer by length so batches carry little padding). `load_embeddings` reads
 either form.
@@ -19,54 +23,14 @@ either form.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
-from pathlib import Path
 from typing import Iterator
 
-from xlingua.data.langs import normalize_lang
-from xlingua.data.text import DEFAULT_MAX_CHARS, InputError, Line, check_readable
+from xlingua.data.text import InputError, Line, check_readable
+from xlingua.embed.config import DTYPES, EmbedFilesConfig, EmbedResult  # noqa: F401  (named here too)
 from xlingua.encoders.base import Encoder
 from xlingua.encoders.store import load_embeddings  # noqa: F401  (the one reader, also from here)
 from xlingua.io import check_writable
 from xlingua.progress import progress_bar
-
-DTYPES = ("float32", "float16")
-
-
-@dataclasses.dataclass(frozen=True)
-class EmbedFilesConfig:
-    inputs: tuple[str, ...]
-    output: str
-    lang: str | None = None
-    dtype: str = "float32"
-    batch_size: int | None = None  # None: the encoder's own batching
-    shard_size: int | None = None
-    buffer_lines: int = 50_000
-    errors: str = "strict"
-    max_chars: int | None = DEFAULT_MAX_CHARS
-    ids: bool = False
-    show_progress: bool = True
-
-    def __post_init__(self):
-        object.__setattr__(self, "inputs", tuple(self.inputs))
-        if self.dtype not in DTYPES:
-            raise ValueError(f"dtype must be one of {DTYPES}, got {self.dtype!r}")
-        if self.shard_size is not None and self.shard_size < 1:
-            raise ValueError("shard_size must be at least 1")
-        if (self.batch_size is not None and self.batch_size < 1) or self.buffer_lines < 1:
-            raise ValueError("batch_size and buffer_lines must be at least 1")
-        if self.lang is not None:
-            normalize_lang(self.lang)  # "klingon" or "english" is an error, not a silent no-op
-
-
-@dataclasses.dataclass
-class EmbedResult:
-    output: Path
-    rows: int
-    dim: int
-    dtype: str
-    shards_reused: int = 0
-    shards: list[str] = dataclasses.field(default_factory=list)
 
 
 def embed_files(encoder: Encoder, config: EmbedFilesConfig) -> EmbedResult:
@@ -79,9 +43,7 @@ def embed_files(encoder: Encoder, config: EmbedFilesConfig) -> EmbedResult:
     with contextlib.ExitStack() as stack:
         progress = stack.enter_context(_Progress(config.show_progress, encoder.name))
         step = (StoreStep if config.shard_size else NpyStep)(config, encoder, progress)
-        step.claim()
-        if "-" in config.inputs:
-            step.read_stdin(stack)
+        step.claim(stack)
         # the step's one bar spans all items; the runner's per-item lines would land on stdout
         return Runner(show_progress=False).run(step, "embed")
 

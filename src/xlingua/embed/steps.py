@@ -10,7 +10,8 @@ are the runner's, as for `prepare` and `mine`.
 - NpyStep (`OUT.npy`): one item, the whole array; OUT.npy itself is the output.
 
 Items read the input files, which may exist on this machine only, so they run here, in order,
-sharing one reader: each line is read twice in all (the count, then the embedding).
+sharing one reader: each line is read twice in all (the count, then the embedding). A stream
+(a pipe, `-`) is read from its checked copy in the output's directory (data.spool).
 """
 from __future__ import annotations
 
@@ -23,11 +24,12 @@ from typing import Iterable, Iterator
 
 import numpy as np
 
-from xlingua.data.text import ERRORS_HINT, InputError, Line, read_lines, spool_stdin
-from xlingua.embed import EmbedFilesConfig, EmbedResult
+from xlingua.data.spool import Spool
+from xlingua.data.text import ERRORS_HINT, InputError, Line, read_lines
+from xlingua.embed.config import EmbedFilesConfig, EmbedResult
 from xlingua.encoders.base import Encoder
 from xlingua.encoders.store import FORMAT, INDEX, ids_name, index_record, shard_name
-from xlingua.io import atomic_open, atomic_path, open_memmap, partial_name, save_npy, write_json, write_text
+from xlingua.io import atomic_open, atomic_path, open_memmap, save_npy, write_json, write_text
 from xlingua.mining.step import Step
 
 JOB = "job.json"
@@ -49,18 +51,17 @@ class _FilesStep(Step):
         super().__init__(config, Path(config.output).parent)
         self.encoder = encoder
         self.progress = progress  # xlingua.embed's bar: count(lines), advance(k)
-        self.inputs = list(config.inputs)  # stdin becomes its copy on disk (read_stdin)
+        self.inputs = list(config.inputs)  # a stream becomes its copy on disk (claim)
+        self.copies = {}  # position -> data.spool.Copy
 
-    def claim(self) -> None:
-        """Make the output's directory (and check what is already there) before any input is read."""
+    def claim(self, stack: contextlib.ExitStack) -> None:
+        """Make the output's directory (and check what is already there), then copy the streams
+        among the inputs into it; the copies go when `stack` closes."""
         self.dir.mkdir(parents=True, exist_ok=True)
-
-    def read_stdin(self, stack: contextlib.ExitStack) -> None:
-        """Copy stdin (read twice: count, embed) to a hidden partial name at the subclass's
-        `stdin_copy`; removed when `stack` closes, or after a kill by the next run."""
-        spooled = partial_name(self.stdin_copy)
-        stack.callback(spooled.unlink, missing_ok=True)
-        self.inputs[self.inputs.index("-")] = spool_stdin(str(spooled))
+        c = self.config
+        spool = stack.enter_context(Spool(c.inputs, self.dir, errors=c.errors, max_chars=c.max_chars,
+                                          ids=c.ids, hint=ERRORS_HINT))
+        self.inputs, self.copies = spool.paths, spool.copies
 
     def lines(self) -> Iterator[Line]:
         c = self.config
@@ -86,10 +87,6 @@ class NpyStep(_FilesStep):
     @property
     def dir(self) -> Path:
         return self.out.parent
-
-    @property
-    def stdin_copy(self) -> Path:
-        return self.out.with_name(self.out.name + ".stdin")
 
     def done(self) -> bool:
         return False  # nothing records what an existing OUT.npy holds: it is written anew
@@ -141,30 +138,26 @@ class StoreStep(_FilesStep):
     def done_file(self) -> Path:
         return self.dir / INDEX
 
-    @property
-    def stdin_copy(self) -> Path:
-        return self.dir / "stdin"
-
-    def claim(self) -> None:
+    def claim(self, stack: contextlib.ExitStack) -> None:
         """job.json: written by the first run, compared by every rerun."""
         out = self.dir
         if out.exists() and not out.is_dir():
             raise InputError(f"{out}: exists and is not a directory (a sharded output is a directory)")
-        super().claim()
+        super().claim(stack)
         job, path = self.job(), out / JOB
         if not path.exists():
             write_json(path, job)
         elif json.loads(path.read_text(encoding="utf-8")) != job:
             raise InputError(f"{out} holds a different job (other inputs, model or settings); "
                              "remove it or choose another output")
-        elif "-" in self.config.inputs:
-            raise InputError(f"{out}: a run reading stdin cannot be resumed; remove the directory")
 
     def job(self) -> dict:
+        """A file by its path, size and time; a stream by the size and hash of its bytes (so
+        the same bytes piped again resume the job)."""
         c, inputs = self.config, []
-        for path in c.inputs:
-            if path == "-":
-                inputs.append({"path": "-"})
+        for i, path in enumerate(c.inputs):
+            if i in self.copies:
+                inputs.append(self.copies[i].record())
             else:
                 st = os.stat(path)
                 inputs.append({"path": os.path.abspath(path), "size": st.st_size, "mtime": int(st.st_mtime)})

@@ -40,6 +40,10 @@ class Encoder(ABC):
         batch_size: int | None = 64,
         show_progress: bool = False,
     ) -> np.ndarray:
+        """One row per text, in the order given: (len(texts), dim) float32, L2-normalized where
+        `normalized`. `batch_size` caps the sentences of a batch for encoders that do not count
+        their own tokens (those cut batches by the token budget alone); `lang` is the texts'
+        language for the encoders that use it."""
         texts = list(texts)
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)

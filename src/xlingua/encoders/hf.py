@@ -14,7 +14,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Sequence
 
@@ -23,6 +22,7 @@ import torch
 
 from xlingua.encoders.base import Encoder
 from xlingua.encoders.pooling import MODES, pool, read_st_settings
+from xlingua.encoders.quiet import quiet_transformers
 from xlingua.encoders.registry import register_spec
 from xlingua.encoders.saving import XLINGUA_FILE, save_encoder
 from xlingua.encoders.tokenizer import E5Tokenizer, HFTokenizer
@@ -274,23 +274,6 @@ class LastHidden(torch.nn.Module):
 
     def forward(self, input_ids, attention_mask):
         return self.model(input_ids=input_ids, attention_mask=attention_mask).last_hidden_state
-
-
-@contextmanager
-def quiet_transformers():
-    """No per-file progress bars or "newly initialized pooler" reports from transformers
-    (a headless encoder does not use the pooler)."""
-    from transformers.utils import logging as hf_logging
-
-    verbosity, bars = hf_logging.get_verbosity(), hf_logging.is_progress_bar_enabled()
-    hf_logging.set_verbosity_error()
-    hf_logging.disable_progress_bar()
-    try:
-        yield
-    finally:
-        hf_logging.set_verbosity(verbosity)
-        if bars:
-            hf_logging.enable_progress_bar()
 
 
 class _EvalMode:

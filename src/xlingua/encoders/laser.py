@@ -6,7 +6,7 @@ encoder's pieces static.json and pieces.safetensors (xlingua.encoders.static.Sta
 Vectors are the max-pooled BiLSTM states, projected to the teacher's size for a distilled
 student (not normalized; use cosine). Inputs are never truncated: the LSTM reads any length.
 A shipped directory (with manifest.json, see xlingua.encoders.manifest) is checked against its
-checksums before it loads; `load_encoder("laser-small")` loads the one shipped in the package.
+checksums before it loads; `load_encoder("laser-small")` loads the one a model package ships.
 
 A student whose embedding stayed frozen at a packaged static encoder's vectors ships without
 them: its encoder.pt names that encoder (by fingerprint) and keeps the four special rows and the
@@ -23,7 +23,8 @@ import torch
 from xlingua.encoders.base import Encoder
 from xlingua.encoders.laser_model import BiLSTMEncoder, LaserConfig, pad_batch
 from xlingua.encoders.laser_vocab import load_vocab
-from xlingua.encoders.manifest import packaged_dir, verify
+from xlingua.encoders.manifest import verify
+from xlingua.encoders.model_packages import model_dir
 from xlingua.encoders.registry import register_spec
 
 
@@ -98,9 +99,9 @@ def referenced_embedding(ref: dict, where) -> torch.Tensor:
 
     name = ref["static"]
     if name not in PACKAGED:
-        raise ValueError(f"{where}: its embedding refers to {name!r}, which is not a static encoder shipped "
-                         f"in the package ({', '.join(PACKAGED)})")
-    static = StaticEncoder(packaged_dir(name, "`xlingua static ship`"), name=name)
+        raise ValueError(f"{where}: its embedding refers to {name!r}, which is not a static encoder xlingua "
+                         f"ships ({', '.join(PACKAGED)})")
+    static = StaticEncoder(model_dir(name, "`xlingua static ship`"), name=name)
     if static.fingerprint() != ref["fingerprint"]:
         raise ValueError(f"{where}: its embedding is {name} {ref['fingerprint']}, but this installation's "
                          f"{name} is {static.fingerprint()}: install the xlingua it was shipped with")
@@ -131,7 +132,7 @@ def load_vocabulary(root: Path):
     return StaticPieces(root)
 
 
-PACKAGED = ("laser-small",)  # BiLSTM students shipped in xlingua/models/
+PACKAGED = ("laser-small",)  # BiLSTM students loaded by name from a model package
 
 
 @register_spec("laser:PATH", "a BiLSTM LASER encoder trained by xlingua")
@@ -140,10 +141,10 @@ def _laser(path: str, **options) -> LaserEncoder:
 
 
 def _packaged(name: str, **options) -> LaserEncoder:
-    return LaserEncoder(str(packaged_dir(name, "`xlingua laser ship`")), name=name, **options)
+    return LaserEncoder(str(model_dir(name, "`xlingua laser ship`")), name=name, **options)
 
 
 for _name in PACKAGED:
-    register_spec(_name, "the BiLSTM student distilled from bundled, shipped inside the package "
+    register_spec(_name, "the BiLSTM student distilled from bundled, loaded from a model package "
                          "(checksum-verified): for CPU-bound work on huge corpora",
                   package=_name)(partial(_packaged, _name))

@@ -5,18 +5,20 @@ truncated or altered copy fails with one line naming the file instead of giving 
 `check_probes` re-embeds the probes to show the vectors are the recorded ones.
 
 Used by every shipped kind: LASER students (xlingua.laser.ship), meaning models
-(xlingua.meaning.ship) and overlays on e5-small (xlingua.encoders.overlay). Models shipped inside the package live in `xlingua/models/<name>/`.
+(xlingua.meaning.ship) and overlays on e5-small (xlingua.encoders.overlay). The models xlingua
+ships are installed as model packages (xlingua.encoders.model_packages finds them).
 """
 from __future__ import annotations
 
 import hashlib
 import json
-from importlib import resources
 from pathlib import Path
 
 import numpy as np
 
-MANIFEST = "manifest.json"
+from xlingua.encoders import model_packages
+from xlingua.encoders.model_packages import MANIFEST  # noqa: F401  (imported from here too)
+
 FORMAT = 1
 # Probe sentences: several scripts, a short and a long one, English and not.
 PROBES = ("The cat sleeps on the sofa.", "Die Katze schläft auf dem Sofa.", "猫在沙发上睡觉。",
@@ -45,19 +47,6 @@ def file_records(root: Path, names) -> dict:
 
 def probe_record(vectors: np.ndarray, texts=PROBES) -> dict:
     return {"texts": list(texts), "vectors": [[round(float(v), 7) for v in row] for row in vectors]}
-
-
-def models_root() -> Path:
-    return Path(str(resources.files("xlingua"))) / "models"
-
-
-def packaged_dir(name: str, build: str) -> Path:
-    """The directory of a model shipped inside the package; `build` says how to make one."""
-    path = models_root() / name
-    if not (path / MANIFEST).exists():
-        raise FileNotFoundError(f"{name} is not in this installation of xlingua (no {name}/{MANIFEST} "
-                                f"in the package); build it with {build}")
-    return path
 
 
 def read_manifest(root: Path) -> dict | None:
@@ -117,7 +106,8 @@ def reads_as(fingerprint: str) -> str | None:
     pieces' rows (`xlingua extend --rows-only`, then `xlingua ship --on`) reads every other text
     as, exactly: its body and the original pieces' rows are that model's. None for any other model."""
     name = model_of(fingerprint)
-    manifest = read_manifest(models_root() / name) if name and "/" not in name else None
+    root = model_packages.installed().get(name) if name and "/" not in name else None
+    manifest = read_manifest(root) if root else None
     if not manifest or not manifest.get("rows_from") or list(manifest.get("tensors", [])) != list(manifest["rows_from"]):
         return None
     head, _, rest = fingerprint.partition("|")

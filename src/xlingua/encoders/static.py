@@ -22,7 +22,8 @@ from pathlib import Path
 import numpy as np
 
 from xlingua.encoders.base import Encoder
-from xlingua.encoders.manifest import packaged_dir, verify
+from xlingua.encoders.manifest import verify
+from xlingua.encoders.model_packages import model_dir
 from xlingua.encoders.registry import register_spec
 
 CONFIG = "static.json"
@@ -174,10 +175,10 @@ def _static(path: str, **options) -> StaticEncoder:
 
 
 def _packaged(name: str, **options) -> StaticEncoder:
-    return StaticEncoder(packaged_dir(name, "`xlingua static ship`"), name=name, **options)
+    return StaticEncoder(model_dir(name, "`xlingua static ship`"), name=name, **options)
 
 
 for _name in PACKAGED:
     register_spec(_name, "static token vectors distilled from xlingua-small (e5's tokenizer), trained on parallel "
-                         "pairs, shipped inside the package (checksum-verified): a fast first pass over huge corpora",
+                         "pairs, shipped in xlingua-models-static (checksum-verified): a fast first pass over huge corpora",
                   package=_name)(partial(_packaged, _name))

@@ -69,6 +69,7 @@ class Store:
             yield self.shard(k, mmap)
 
     def load(self, mmap: bool = False) -> np.ndarray:
+        """Every row, its shards joined in order (mmap=True maps each shard before the join)."""
         if not self.files:
             return np.zeros((0, self.dim), dtype=self.dtype)
         return np.concatenate(list(self.blocks(mmap)))

@@ -9,6 +9,7 @@ _TASKS: dict[str, type[Task]] = {}
 
 
 def register(cls: type[Task]) -> type[Task]:
+    """Class decorator: `xlingua eval` finds the task by its `name` (two tasks may not share one)."""
     if not cls.name:
         raise ValueError(f"{cls.__name__} has no name")
     declare(_TASKS, cls.name, cls, "tasks named")

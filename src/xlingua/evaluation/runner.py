@@ -111,10 +111,15 @@ def write_json(path: str | Path, obj) -> None:
 
 
 def load_result(path: str | Path) -> dict:
-    path = Path(path)
-    if not path.exists():
-        raise FileNotFoundError(f"result file not found: {path}")
-    data = json.loads(path.read_text(encoding="utf-8"))
-    if "tasks" not in data:
-        raise ValueError(f"{path} is not an `xlingua eval` result (no 'tasks' key)")
+    """A result JSON `xlingua eval -o` wrote; errors name the file (as typed, for a stream's copy)."""
+    from xlingua.data.text import InputError, read_whole, shown
+
+    if not Path(path).exists():
+        raise FileNotFoundError(f"result file not found: {shown(path)}")
+    try:
+        data = json.loads(read_whole(path))
+    except json.JSONDecodeError as e:
+        raise InputError(f"{shown(path)}:{e.lineno}: not JSON ({e.msg})") from None
+    if not isinstance(data, dict) or "tasks" not in data:
+        raise InputError(f"{shown(path)} is not an `xlingua eval` result (no 'tasks' key)")
     return data

@@ -101,13 +101,13 @@ def build_distill(cfg: LaserTrainConfig, out: Path, data_dir=None, teacher_encod
 
 
 def static_init_dir(init: str) -> Path:
-    """The static encoder directory `init` names: static:DIR, or a static encoder shipped in the package."""
+    """The static encoder directory `init` names: static:DIR, or a shipped static encoder (from its model package)."""
     from xlingua.encoders.static import PACKAGED
 
     if init in PACKAGED:
-        from xlingua.encoders.manifest import packaged_dir
+        from xlingua.encoders.model_packages import model_dir
 
-        return packaged_dir(init, "`xlingua static ship`")
+        return model_dir(init, "`xlingua static ship`")
     return Path(init.removeprefix("static:"))
 
 

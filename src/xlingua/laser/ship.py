@@ -8,8 +8,8 @@ static-small --freeze-embedding`) ships without those rows (200k x 256 floats, m
 size): encoder.pt keeps the BiLSTM, the four special rows, the scale and the static encoder's
 fingerprint (encoders.laser.STATIC_EMBEDDING), checked when the rows are rebuilt on load.
 
-Encoders shipped inside the package live in `xlingua/models/<name>/` and load by name
-(`load_encoder("laser-small")`).
+A shipped encoder installed as a model package (xlingua.encoders.model_packages) loads by
+name (`load_encoder("laser-small")`).
 """
 from __future__ import annotations
 
@@ -22,7 +22,8 @@ import numpy as np
 import torch
 
 from xlingua.encoders.laser import STATIC_EMBEDDING, static_rows
-from xlingua.encoders.manifest import FORMAT, MANIFEST, PROBES, file_records, packaged_dir, probe_record
+from xlingua.encoders.manifest import FORMAT, MANIFEST, PROBES, file_records, probe_record
+from xlingua.encoders.model_packages import model_dir
 from xlingua.io import atomic_dir, write_json
 
 
@@ -34,7 +35,7 @@ def static_reference(enc, train_config: dict) -> dict | None:
     name = train_config.get("init")
     if not train_config.get("freeze_embedding") or name not in PACKAGED:
         return None
-    static = StaticEncoder(packaged_dir(name, "`xlingua static ship`"), name=name)
+    static = StaticEncoder(model_dir(name, "`xlingua static ship`"), name=name)
     rows, scale = static_rows(static)
     weight = enc.net.embed.weight.detach()
     if weight.shape[0] != rows.shape[0] + 4 or not torch.equal(weight[4:], rows):

@@ -1,7 +1,7 @@
-"""Shipping a chosen meaning model inside the package: the three MLPs only (model.pt, a few MB)
-and manifest.json (xlingua.encoders.manifest: checksum, fingerprint, probe vectors,
-where it came from), written to `xlingua/models/meaning-<BASE>/` so that
-`load_encoder("BASE+meaning")` finds it. The manifest keeps the base it belongs to and the run's
+"""Shipping a chosen meaning model: the three MLPs only (model.pt, a few MB) and manifest.json
+(xlingua.encoders.manifest: checksum, fingerprint, probe vectors, where it came from), written by
+default to a source checkout's `src/xlingua/models/meaning-<BASE>/`, from which its model package
+is built; installed, `load_encoder("BASE+meaning")` finds it. The manifest keeps the base it belongs to and the run's
 selection (the signal, the epoch and its dev figures), so the shipped model says how it was chosen.
 """
 from __future__ import annotations
@@ -12,11 +12,17 @@ import shutil
 from pathlib import Path
 
 from xlingua.io import atomic_dir, write_json
-from xlingua.encoders.manifest import FORMAT, MANIFEST, PROBES, models_root, sha256
+from xlingua.encoders.manifest import FORMAT, MANIFEST, PROBES, sha256
+from xlingua.encoders import model_packages
 
 
 def default_out(base: str) -> Path:
-    return models_root() / f"meaning-{base}"
+    """models/meaning-BASE in a source checkout; elsewhere there is no default."""
+    root = model_packages.source_models_dir()
+    if root is None:
+        raise ValueError("give --out: this xlingua is installed from a wheel, which has no models/ to ship into "
+                         "(a source checkout has src/xlingua/models/)")
+    return root / f"meaning-{base}"
 
 
 def _chosen_epoch(file: Path, log: dict) -> int | None:
@@ -26,8 +32,8 @@ def _chosen_epoch(file: Path, log: dict) -> int | None:
 
 def ship(source, base: str, out=None) -> dict:
     """Write the meaning model `source` (a `xlingua meaning train` directory, its model.pt or a
-    model_epochN.pt) trained on base spec `base` to `out` (default: the package's
-    models/meaning-BASE); `out` appears complete or not at all. Returns the manifest."""
+    model_epochN.pt) trained on base spec `base` to `out` (default: a source
+    checkout's models/meaning-BASE); `out` appears complete or not at all. Returns the manifest."""
     from xlingua.encoders.loading import load_encoder
     from xlingua.encoders.meaning import MeaningEncoder
 

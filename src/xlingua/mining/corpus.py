@@ -14,7 +14,7 @@ from typing import Iterator
 
 import numpy as np
 
-from xlingua.data.text import InputError, read_lines
+from xlingua.data.text import InputError, read_lines, shown
 from xlingua.mining.cache import atomic_path, file_fingerprint, load_json, save_json, save_npy
 from xlingua.mining.step import Output, Step, path_field
 from xlingua.data.scripts import check_script
@@ -46,7 +46,7 @@ def read_corpus(path: str | Path) -> Iterator[tuple[int, str | None, str]]:
 
 @dataclasses.dataclass(frozen=True)
 class ShardConfig:
-    path: str = path_field()  # for messages; same content -> same shards
+    path: str = path_field()  # what is read (a stream's copy, data.spool); same content -> same shards
     fingerprint: str
     lang: str
     shard_size: int = 100_000
@@ -98,13 +98,13 @@ class ShardStep(Step):
                 n_blank += 1
                 continue
             if "\n" in text or "\r" in text:
-                raise ValueError(f"{cfg.path}:{no}: sentence contains a line break")
+                raise ValueError(f"{shown(cfg.path)}:{no}: sentence contains a line break")
             if has_ids is None:
                 has_ids = sid is not None
             if len(sample) < LANG_SAMPLE:
                 sample.append(text)
                 if cfg.check_lang and len(sample) == LANG_SAMPLE:
-                    check_script(sample, cfg.lang, cfg.path)
+                    check_script(sample, cfg.lang, shown(cfg.path))
             if cfg.dedup:
                 digest = hashlib.blake2b(text.encode("utf-8"), digest_size=12).digest()
                 if digest in seen:
@@ -120,16 +120,16 @@ class ShardStep(Step):
         if texts:
             shards.append(self._write_shard(len(shards), texts, ids))
         if not shards:
-            raise ValueError(f"{cfg.path}: no sentences ({n_lines} lines, {n_blank} blank); "
+            raise ValueError(f"{shown(cfg.path)}: no sentences ({n_lines} lines, {n_blank} blank); "
                              "cannot mine an empty corpus")
         if cfg.check_lang and len(sample) < LANG_SAMPLE:
-            check_script(sample, cfg.lang, cfg.path)
+            check_script(sample, cfg.lang, shown(cfg.path))
         save_json(self.dir / COUNTS, {"lines": n_lines, "blank": n_blank, "duplicates_removed": n_dup,
                                       "shards": shards, "has_ids": bool(has_ids), "longest_chars": longest})
 
     def summarize(self) -> Shards:
         counts = load_json(self.dir / COUNTS)
-        return self.output({"path": self.config.path, "lang": self.config.lang,
+        return self.output({"path": shown(self.config.path), "lang": self.config.lang,
                             "sentences": int(sum(counts["shards"])), **counts})
 
     def output(self, summary: dict) -> Shards:

@@ -13,7 +13,8 @@ import time
 from pathlib import Path
 
 from xlingua.data.langs import normalize_lang
-from xlingua.data.text import read_gold
+from xlingua.data.spool import Spool
+from xlingua.data.text import read_gold, shown
 from xlingua.encoders.base import Encoder
 from xlingua.io import check_writable
 from xlingua.mining.cache import peak_memory_mb, save_json
@@ -85,14 +86,24 @@ def mine(src: str | Path, tgt: str | Path, output: str | Path, config: MineConfi
     `config.src_embeddings` / `tgt_embeddings` take a side's vectors from a store that
     `xlingua embed` wrote for the same file instead of embedding it. With `prepare_format`
     the two inputs are raw documents in that format (see mining.prepare): each is prepared
-    first, with default settings, and its sentences are mined."""
+    first, with default settings, and its sentences are mined. An input may be a pipe or `-`
+    (stdin): it is read once into a checked copy in the work directory (data.spool), removed
+    at the end; the steps key it by content, so the same bytes piped again reuse the cache."""
     config.validate()
     if calibrate is not None and config.threshold is not None:
         raise ValueError("give either a threshold or a gold set to calibrate one, not both")
-    output = Path(output)
-    gold_lines = read_gold(calibrate) if calibrate is not None else None
-    check_writable(output)
     workdir = Path(workdir) if workdir else default_workdir()
+    check_writable(output)
+    inputs = [src, tgt] + ([calibrate] if calibrate is not None else [])
+    with Spool(inputs, workdir) as spool:
+        src, tgt, *gold = spool.paths
+        return _mine(src, tgt, Path(output), config, workdir, encoder, ray, gold[0] if gold else None,
+                     show_progress, prepare_format, rescore_encoder)
+
+
+def _mine(src: str, tgt: str, output: Path, config: MineConfig, workdir: Path, encoder, ray, calibrate,
+          show_progress: bool, prepare_format: str | None, rescore_encoder) -> dict:
+    gold_lines = read_gold(calibrate) if calibrate is not None else None
     runner = Runner(ray, show_progress=show_progress)
     t_start = time.perf_counter()
     prepared = {}
@@ -101,7 +112,7 @@ def mine(src: str | Path, tgt: str | Path, output: str | Path, config: MineConfi
         src, tgt = prepared["src"]["output"], prepared["tgt"]["output"]
     shards = _shard(runner, workdir, config, {"src": src, "tgt": tgt})
     # a bad gold file fails before any embedding
-    gold = None if gold_lines is None else check_gold(gold_lines, calibrate, shards["src"], shards["tgt"])
+    gold = None if gold_lines is None else check_gold(gold_lines, shown(calibrate), shards["src"], shards["tgt"])
     done = _run_steps(runner, workdir, config, shards, encoder, rescore_encoder)
     corpora = {name: ShardedCorpus(s) for name, s in shards.items()}
     with runner.timed("select"):

@@ -25,6 +25,7 @@ import regex
 
 from xlingua.data.langid import lid_threshold
 from xlingua.data.langs import normalize_lang
+from xlingua.data.spool import Spool
 from xlingua.io import atomic_open, check_writable
 from xlingua.mining.cache import load_json, save_json
 from xlingua.mining.filters import RULES, FilterConfig
@@ -76,11 +77,20 @@ def output_paths(out_dir, lang: str) -> tuple[Path, Path]:
 def prepare(inputs, out_dir, config: PrepareConfig, workdir=None, ray: str | None = None,
             show_progress: bool = True, runner: Runner | None = None, side: str = "") -> dict:
     """Run the two steps and write `OUT/<lang>.txt` and `OUT/<lang>.summary.json`. Given a
-    `runner` (mine's), its timings get this run's stages, named with `side`."""
+    `runner` (mine's), its timings get this run's stages, named with `side`. An input may be
+    a pipe or `-` (stdin): it is read once into a checked copy in the work directory
+    (data.spool), removed at the end; the steps key it by content, so the same bytes piped
+    again reuse the cache."""
     config.validate()
     check_writable(out_dir, is_dir=True)
     workdir = Path(workdir) if workdir else default_workdir()
-    runner = runner or Runner(ray, show_progress=show_progress)
+    with Spool(inputs, workdir, errors=config.errors, max_chars=config.max_doc_chars,
+               ids=config.format == "tsv") as spool:
+        return _prepare(spool.paths, out_dir, config, workdir, runner or Runner(ray, show_progress=show_progress),
+                        side)
+
+
+def _prepare(inputs: list[str], out_dir, config: PrepareConfig, workdir: Path, runner: Runner, side: str) -> dict:
     suffix = f"_{side}" if side else ""
     t_start = time.perf_counter()
     t0 = time.process_time()

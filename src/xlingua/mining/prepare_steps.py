@@ -15,7 +15,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from xlingua.data.text import InputError, check_readable, read_lines
+from xlingua.data.text import InputError, check_readable, read_lines, shown
 from xlingua.io import atomic_open, file_fingerprint
 from xlingua.mining.cache import load_json, save_json
 from xlingua.mining.filters import FilterConfig, failed_rule
@@ -39,9 +39,7 @@ class DocsConfig:
 
 def docs_config(inputs, fmt: str, shard_docs: int, errors: str, max_doc_chars: int) -> DocsConfig:
     paths = check_readable([os.fspath(p) for p in inputs])
-    if "-" in paths:
-        raise InputError("prepare reads files (it fingerprints them to resume); save stdin to a file first")
-    names = tuple(Path(p).name for p in paths)
+    names = tuple(Path(shown(p)).name for p in paths)  # a stream's copy is named as typed
     if len(set(names)) < len(names):
         dup = next(n for n in names if names.count(n) > 1)
         raise InputError(f"two inputs are named {dup}: ids name the file by its base name; rename one")
@@ -97,9 +95,9 @@ class DocsStep(Step):
             for doc_id, paras, line in read_documents(path, name, cfg.format, cfg.errors, cfg.max_doc_chars):
                 if cfg.format == "tsv":
                     if doc_id in seen_ids:
-                        raise InputError(f"{path}:{line}: document id {doc_id!r} repeats "
+                        raise InputError(f"{shown(path)}:{line}: document id {doc_id!r} repeats "
                                          f"(first at {seen_ids[doc_id]}); ids must be unique")
-                    seen_ids[doc_id] = f"{path}:{line}"
+                    seen_ids[doc_id] = f"{shown(path)}:{line}"
                 n_docs += 1
                 if not any(p.strip() for p in paras):
                     n_empty += 1
@@ -108,7 +106,7 @@ class DocsStep(Step):
                 if len(buf) == cfg.shard_docs:
                     shards.append(self._write(len(shards), buf))
                     buf = []
-            per_file.append({"path": path, "documents": n_docs, "empty_documents": n_empty})
+            per_file.append({"path": shown(path), "documents": n_docs, "empty_documents": n_empty})
         if buf:
             shards.append(self._write(len(shards), buf))
         save_json(self.dir / COUNTS, {"shards": shards, "files": per_file})

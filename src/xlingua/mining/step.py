@@ -62,6 +62,9 @@ def _blank(value):
 
 
 class Step:
+    """One cached step of `prepare` or `mine`: subclasses set `name` and `output_type` and give
+    `items`, `item_done`, `run` and `summarize` (the module docstring has the contract)."""
+
     name: ClassVar[str] = "step"
     #: bump when the step's code changes its output, so old caches are not reused
     version: ClassVar[int] = 1
@@ -124,15 +127,19 @@ class Step:
     # ---- the work
 
     def items(self) -> Sequence:
+        """The step's work items (its shards); one item, None, for a step without shards."""
         return (None,)
 
     def item_done(self, item) -> bool:
+        """Whether the item's files exist (a rerun skips it)."""
         return False
 
     def run(self, item, progress: bool) -> None:
+        """Do one item, writing its files atomically."""
         raise NotImplementedError
 
     def summarize(self) -> Output:
+        """The step's Output, built from its items' files once every item is done."""
         raise NotImplementedError
 
     # ---- the summary

@@ -161,7 +161,7 @@ def fit_blend(root, partner: QEModel, encoder=None, data_dir=None, dev_rows: int
     from xlingua.encoders.loading import load_encoder
     from xlingua.io import atomic_dir, write_text
     from xlingua.qe.cross import CONFIG
-    from xlingua.qe.train import load_split, predict_split
+    from xlingua.qe.pairs import load_split, predict_split
 
     root = Path(root)
     model = load_cross(root)

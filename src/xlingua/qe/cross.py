@@ -23,7 +23,7 @@ from torch import nn
 
 from xlingua.data.benchmarks import MLQE_PAIRS
 from xlingua.encoders.pooling import pool
-from xlingua.qe.train import PairSet, read_pairs
+from xlingua.qe.pairs import PairSet, read_pairs
 from xlingua.training.loop import LoopSettings, TrainingLoop
 
 HEAD = "head.safetensors"

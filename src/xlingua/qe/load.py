@@ -3,6 +3,7 @@
 saying what scored a language pair."""
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from xlingua.encoders.manifest import model_of, same_vectors
@@ -16,11 +17,14 @@ def load_qe(path: str | None = None, encoder=None):
     """The shipped QE model (or one shipped by name, a `xlingua qe train` run's model, a `qe
     cross` run's best/ or a shipped copy at `path`), its files checked against its manifest;
     with `encoder`, refused unless its heads were trained on that encoder's vectors."""
-    from xlingua.encoders.manifest import models_root, packaged_dir, verify
+    from xlingua.encoders.manifest import verify
+    from xlingua.encoders.model_packages import model_dir
 
-    if path and not Path(path).exists() and (models_root() / path).is_dir():
-        path = models_root() / path  # a shipped model by name, e.g. qe-small
-    root = Path(path) if path else packaged_dir(QE_DEFAULT, "xlingua qe train, then xlingua qe ship")
+    if not path or (not Path(path).exists() and re.fullmatch(r"[\w.-]+", path)):
+        # a shipped model by name, e.g. qe-small (a bare name that is no directory here)
+        root = model_dir(path or QE_DEFAULT, "`xlingua qe train`, then `xlingua qe ship`, or give its directory")
+    else:
+        root = Path(path)
     if root.is_dir() and (root / "model").is_dir():
         root = root / "model"
     verify(root)

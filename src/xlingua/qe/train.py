@@ -13,15 +13,15 @@ held-out pairs is below cosine's, pairs outside training are scored by calibrate
 """
 from __future__ import annotations
 
-import json
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import numpy as np
 
-from xlingua.data.benchmarks import MLQE_PAIRS, read_mlqe
+from xlingua.data.benchmarks import MLQE_PAIRS
 from xlingua.io import atomic_dir, write_json, write_text
+from xlingua.qe.pairs import load_split, predict_split, read_pairs
 from xlingua.similarity.cosine import paired_cosine
 from xlingua.similarity.qe_head import ANY, Features, QEModel, Split, fit_qe_head, mean_pearson
 
@@ -54,39 +54,6 @@ class QEConfig:
                 raise ValueError(f"held_out pair {p!r} is not among pairs {self.pairs}")
 
 
-@dataclass
-class PairSet:
-    src: list[str]
-    tgt: list[str]
-    gold: np.ndarray
-    groups: list[str]
-
-
-def read_pairs(pairs, split: str, limit: int = 0, data_dir=None) -> PairSet:
-    """Sources, translations, gold z-scores and the pair of each row, pair after pair (the first
-    `limit` rows of each, 0 for all)."""
-    src, tgt, gold, groups = [], [], [], []
-    for pair in pairs:
-        d = read_mlqe(pair, split, data_dir).head(limit or None)
-        src += list(d.s1)
-        tgt += list(d.s2)
-        gold.append(np.asarray(d.score, dtype=np.float64))
-        groups += [pair] * len(d.s1)
-    return PairSet(src, tgt, np.concatenate(gold), groups)
-
-
-def load_split(encoder, pairs, split: str, limit: int | None = None, data_dir=None) -> Split:
-    data = read_pairs(pairs, split, limit or 0, data_dir)
-    groups = np.asarray(data.groups)
-    us, vs = [], []
-    for pair in pairs:
-        rows = np.flatnonzero(groups == pair)
-        src, tgt = pair.split("-")
-        us.append(encoder.encode([data.src[i] for i in rows], lang=src))
-        vs.append(encoder.encode([data.tgt[i] for i in rows], lang=tgt))
-    return Split(np.vstack(us), np.vstack(vs), data.src, data.tgt, data.gold, data.groups)
-
-
 def _fit(per_pair: bool, kind: str, features: Features, train: Split, dev: Split, seed: int,
          grid=None) -> dict:
     """Heads of one candidate: {pair: head} per pair, or {ANY: head}."""
@@ -94,17 +61,6 @@ def _fit(per_pair: bool, kind: str, features: Features, train: Split, dev: Split
         return {ANY: fit_qe_head(train, dev, kind, features, grid, seed)}
     return {p: fit_qe_head(train.only(lambda g, p=p: g == p), dev.only(lambda g, p=p: g == p),
                            kind, features, grid, seed) for p in dict.fromkeys(train.groups)}
-
-
-def predict_split(model, split: Split) -> np.ndarray:
-    """A QE model's scores of every row of `split`, each pair's rows scored as that pair."""
-    out = np.zeros(len(split.gold))
-    groups = np.asarray(split.groups)
-    for pair in dict.fromkeys(split.groups):
-        rows = np.flatnonzero(groups == pair)
-        out[rows] = model.predict(split.u[rows], split.v[rows], [split.src[i] for i in rows],
-                                  [split.tgt[i] for i in rows], pair)
-    return out
 
 
 def train(config: QEConfig, out: str | Path, encoder=None, data_dir=None, log=print) -> dict:

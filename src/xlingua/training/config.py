@@ -14,6 +14,8 @@ import yaml
 from xlingua.data.text import read_whole
 
 PRECISIONS = ("fp32", "bf16")
+#: `precision: auto` is read as bf16 on a CPU with native bf16, else fp32 (what runs faster there)
+AUTO = "auto"
 SCHEDULES = ("constant", "linear", "cosine")
 SAMPLINGS = ("cycle", "proportional", "weighted")
 
@@ -70,7 +72,10 @@ class TrainConfig:
     # peak learning rate of the rows freeze_rows leaves to train (0 = lr): rows that start as
     # averages of other pieces have further to move than pretrained weights
     rows_lr: float = 0.0
-    precision: str = "fp32"        # bf16: forward and backward under bfloat16 autocast
+    precision: str = "fp32"        # bf16: forward and backward under bfloat16 autocast; auto: see AUTO
+    # indices of the start model's transformer layers to keep (a student of fewer layers):
+    # they become layers 0..k-1 in this order; None keeps every layer
+    layers: list | None = None
     sampling: str = "cycle"        # cycle | proportional (weight x size) | weighted (weight alone)
     max_minutes: float = 0.0       # training time summed over resumes (0 = none)
     log_every: int = 10
@@ -94,7 +99,7 @@ class TrainConfig:
         if self.schedule not in SCHEDULES:
             raise ValueError(f"{where}: schedule must be one of {SCHEDULES}, got {self.schedule!r}")
         if self.precision not in PRECISIONS:
-            raise ValueError(f"{where}: precision must be one of {PRECISIONS}, got {self.precision!r}")
+            raise ValueError(f"{where}: precision must be one of {(*PRECISIONS, AUTO)}, got {self.precision!r}")
         if self.sampling not in SAMPLINGS:
             raise ValueError(f"{where}: sampling must be one of {SAMPLINGS}, got {self.sampling!r}")
         if self.rows_lr < 0 or (self.rows_lr and not self.freeze_rows):
@@ -103,10 +108,33 @@ class TrainConfig:
         for key in ("max_steps", "batch_size", "grad_accum", "max_seq_length"):
             if getattr(self, key) < 1:
                 raise ValueError(f"{where}: {key} must be at least 1")
+        if self.layers is not None:
+            check_layers(self.layers, where)
         return self
 
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)
+
+
+def check_layers(layers, where: str = "config", count: int | None = None) -> list[int]:
+    """`layers` as a list of layer indices, or ValueError on one line naming the key: a list of
+    distinct indices in increasing order, each below `count` (the start model's layers) when given."""
+    if not isinstance(layers, list) or not layers:
+        raise ValueError(f"{where}: layers must be a non-empty list of layer indices of the start model, "
+                         f"e.g. [0, 4, 8, 11]; got {layers!r}")
+    if any(type(i) is not int or i < 0 for i in layers):
+        raise ValueError(f"{where}: layers must hold layer indices (whole numbers from 0), got {layers}")
+    repeated = sorted({i for i in layers if layers.count(i) > 1})
+    if repeated:
+        raise ValueError(f"{where}: layers lists layer {repeated[0]} more than once ({layers}); "
+                         "each kept layer appears once")
+    if layers != sorted(layers):
+        raise ValueError(f"{where}: layers must be in increasing order, got {layers} "
+                         f"(the kept layers run in the start model's order: {sorted(layers)})")
+    if count is not None and layers[-1] >= count:
+        raise ValueError(f"{where}: layers: index {layers[-1]} is out of range; the start model has "
+                         f"{count} layers (0..{count - 1})")
+    return layers
 
 
 def _build(cls, data: dict, where: str):
@@ -131,6 +159,10 @@ def config_from_dict(data: dict, where: str = "config") -> TrainConfig:
     for key in ("lr", "weight_decay", "max_grad_norm"):
         if isinstance(data.get(key), str):
             data[key] = float(data[key])  # YAML reads 2e-5 as a string
+    if data.get("precision") == AUTO:  # recorded as chosen, so a resume elsewhere says it differs
+        from xlingua.encoders.cpu import native_bf16
+
+        data["precision"] = "bf16" if native_bf16() else "fp32"
     return _build(TrainConfig, data, where).validate(where)
 
 

@@ -44,6 +44,9 @@ class LoopSettings:
 
 
 class TrainingLoop:
+    """A recipe's training: subclasses give `train_step`, `identity`, `state_dict` /
+    `load_state_dict` and their evaluators; `run` does the rest (the module docstring)."""
+
     free: tuple = ()           # settings a resumed run may change freely
     overridable: tuple = ()    # settings it may change when named in `override`
     legacy_files: tuple = ()   # older checkpoint names, read when CHECKPOINT is absent
@@ -172,6 +175,8 @@ class TrainingLoop:
     # -- the loop ---------------------------------------------------------------------------
     def run(self, resume: bool = True, on_step: Callable[[int], None] | None = None, show_progress: bool = True,
             override=(), state: dict | None = None) -> None:
+        """Train to `max_steps`, the time budget or early stopping, resuming from OUTPUT's
+        checkpoint unless resume=False; `override` names the settings a resume may change."""
         s = self.settings
         if resume:
             if not self.load_checkpoint(override, state) and ddp.rank() == 0:

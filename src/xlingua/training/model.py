@@ -6,9 +6,14 @@ embeddings of a chosen layer with a mask over the text's tokens (the prefix, e.g
 
 Saving goes through the encoder's own `save` (xlingua.encoders.saving), so the result loads
 in `xlingua embed --model DIR`, `xlingua eval` and sentence-transformers.
+
+A student keeps some of the start model's transformer layers (`keep_layers`, the recipe's
+`layers`); what it saves records them as `layers_from` (indices into the model the chain of
+students started from), which `xlingua ship` reads to overlay the student on that model.
 """
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -16,6 +21,11 @@ import torch
 from torch import nn
 
 from xlingua.encoders.pooling import pool
+from xlingua.encoders.saving import XLINGUA_FILE
+from xlingua.training.config import check_layers
+
+#: xlingua.json's record of the start model's layers a student kept
+LAYERS_FROM = "layers_from"
 
 
 class SentenceModel(nn.Module):
@@ -28,6 +38,8 @@ class SentenceModel(nn.Module):
         tok = encoder.tok
         self._head = len(getattr(tok, "head", [None]))  # e5: <s>; HF: e.g. [CLS]
         self._tail = tok.num_special - self._head
+        # a student trained further keeps its record, so shipping still finds its layers
+        self.layers_from = _recorded_layers(getattr(encoder, "path", None))
 
     @classmethod
     def load(cls, spec: str, max_seq_length: int = 128) -> "SentenceModel":
@@ -40,6 +52,22 @@ class SentenceModel(nn.Module):
             raise ValueError(f"model {spec!r} loads as {type(encoder).__name__}, which cannot be "
                              "trained; give bundled:torch or a transformers model directory")
         return cls(encoder, max_seq_length)
+
+    def keep_layers(self, layers: list[int], where: str = "layers") -> None:
+        """Keep only the transformer layers `layers` (increasing indices), renumbered 0..k-1."""
+        blocks = getattr(getattr(self.model, "encoder", None), "layer", None)
+        if not isinstance(blocks, nn.ModuleList):
+            raise ValueError(f"{where}: layers: a {type(self.model).__name__} has no list of layers to choose "
+                             "from; only BERT-like models (model.encoder.layer) keep some of their layers")
+        check_layers(layers, where, count=len(blocks))
+        kept = nn.ModuleList(blocks[i] for i in layers)
+        for new, block in enumerate(kept):  # attention caches are keyed by layer_idx
+            for module in block.modules():
+                if hasattr(module, "layer_idx"):
+                    module.layer_idx = new
+        self.model.encoder.layer = kept
+        self.model.config.num_hidden_layers = len(kept)
+        self.layers_from = [self.layers_from[i] for i in layers] if self.layers_from else list(layers)
 
     @property
     def dim(self) -> int:
@@ -78,4 +106,13 @@ class SentenceModel(nn.Module):
                                                                show_progress=show_progress)))
 
     def save(self, path: str | Path, **meta) -> Path:
+        if self.layers_from:
+            meta = {LAYERS_FROM: self.layers_from, **meta}
         return self.encoder.save(path, trained_by="xlingua train", **meta)
+
+
+def _recorded_layers(path) -> list[int] | None:
+    file = Path(path) / XLINGUA_FILE if path else None
+    if file is None or not file.is_file():
+        return None
+    return json.loads(file.read_text(encoding="utf-8")).get(LAYERS_FROM)

@@ -4,7 +4,8 @@ mUSE-style multi-task training: with `sampling: cycle` tasks take turns, one opt
 each; with `sampling: proportional` each step draws a task with probability proportional to
 weight x number of examples (`weighted`: to weight alone). AdamW with warm-up and a
 constant/linear/cosine schedule, gradient accumulation, freezing by parameter name (or the first
-rows of a parameter), and a PNG plot of the log. Checkpoints hold everything that decides the
+rows of a parameter), a student made of some of the start model's layers (`layers`; its teacher
+in a distillation task is whatever model the task names), and a PNG plot of the log. Checkpoints hold everything that decides the
 rest of the run (weights, heads, optimizer, schedule, sampler positions; the loop adds the RNG
 states), so `resume=True` after a kill ends with the same weights as an unbroken run.
 Under torchrun every process takes its slice of each global batch (see objectives.distributed).
@@ -124,10 +125,13 @@ class Trainer(TrainingLoop):
         ddp.init_from_env()
         set_seed(config.seed)
         self.model = model if model is not None else SentenceModel.load(config.model, config.max_seq_length)
+        if config.layers is not None:  # before anything counts or copies the parameters
+            self.model.keep_layers(config.layers, where=f"model {config.model}")
         self.model.max_seq_length = config.max_seq_length
         self.model.precision = config.precision
         self.frozen = freeze(self.model, config.freeze)
-        self.start_info = {"frozen_params": self.frozen}
+        self.start_info = {"frozen_params": self.frozen,
+                           **({"layers_from": self.model.layers_from} if config.layers is not None else {})}
         self.fixed_rows = freeze_rows(self.model, config.freeze_rows)
         self.tasks = torch.nn.ModuleList([build_task(t, self.model.dim, config.seed) for t in config.tasks])
         for task in self.tasks:
