@@ -11,12 +11,12 @@ the NLI task). Prints a table; --json FILE writes the figures.
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
 import time
 
 import torch
 
+from xlingua.io import write_json
 from xlingua.training.config import TaskConfig
 from xlingua.training.model import SentenceModel
 from xlingua.training.tasks import build_task
@@ -122,8 +122,7 @@ def report(args: argparse.Namespace, times: dict) -> None:
     theirs = results["sentence-transformers MNRL (one direction)"]["median_s"]
     print(f"\ntranslation ranking (one direction) / MNRL time ratio: {ours / theirs:.3f}")
     if args.json:
-        with open(args.json, "w") as f:
-            json.dump({"args": vars(args), "results": results, "ratio_vs_mnrl": ours / theirs}, f, indent=2)
+        write_json(args.json, {"args": vars(args), "results": results, "ratio_vs_mnrl": ours / theirs}, indent=2)
 
 
 def main() -> None:
