@@ -10,7 +10,7 @@ Two tables:
   --goals   XTREME's Tatoeba-36 (its languages present in the data), full sets, ratio-margin scoring, split into the languages in
             and not in the student's training data (read from its train_log.json, or the
             manifest of a shipped model), BUCC zh-en F1 and the model file size:
-    .venv/bin/python benchmarks/laser.py --goals --model laser-small --model bundled --bucc
+    .venv/bin/python benchmarks/laser.py --goals --model laser:runs/laser/shipped --model bundled --bucc
 
 Tatoeba (Artetxe & Schwenk 2019): nearest neighbour in both directions; a language's accuracy
 is the mean of xx->en and en->xx (LASER reports 100 - this as error). BUCC: the `bucc` task

@@ -41,7 +41,7 @@ def test_fraction_of_peak_from_counted_flops(tiny_dir, tmp_path, monkeypatch):  
     assert "of fp32 |" in embed.markdown(report)
 
 
-@pytest.mark.parametrize("spec", ["laser:student", "laser-small", "static:run/model", "static-small"])
+@pytest.mark.parametrize("spec", ["laser:student", "use", "static:run/model", "static-small"])
 def test_another_model_of_the_same_size_gets_no_cosine(spec, tiny_dir, tmp_path, monkeypatch):  # noqa: F811
     import numpy as np
 

@@ -78,9 +78,9 @@ def test_a_missing_model_names_the_package_that_installs_it(monkeypatch):
             with pytest.raises(ModelNotInstalledError) as e:
                 model_dir(name)
             assert str(e.value) == f"{name} is not installed: pip install {dist}"
-    with pytest.raises(ModelNotInstalledError, match=r"^laser-small is not installed: no xlingua model package "
-                                                     r"provides it; build it with `xlingua laser ship`$"):
-        model_dir("laser-small", "`xlingua laser ship`")
+    with pytest.raises(ModelNotInstalledError, match=r"^meaning-e5-small is not installed: no xlingua model package "
+                                                     r"provides it; build it with `xlingua meaning ship`$"):
+        model_dir("meaning-e5-small", "`xlingua meaning ship`")
     from xlingua.qe.load import load_qe
 
     with pytest.raises(ModelNotInstalledError, match=r"^qe-small is not installed: pip install xlingua-models-qe$"):
@@ -108,10 +108,29 @@ def test_xlingua_models_lists_each_shipped_model_with_the_command_that_installs_
     assert lines["xlingua-small-v2"].endswith(" [not installed: pip install xlingua-models-small]")
     assert lines["BASE+meaning"].endswith(" [not installed: pip install xlingua-models-small]")
     assert lines["static-small"].endswith(" [not installed: pip install xlingua-models-static]")
-    assert lines["laser-small"].endswith(" [not installed: no model package provides it]")
     assert "not installed" not in lines["PATH"] and "not installed" not in lines["e5-small"]
     rows = [line.split(None, 1) for line in shipped.splitlines()[1:]]
     assert rows == [[name, f"not installed: pip install {dist}"] for dist, names in PROVIDERS.items() for name in names]
+
+
+def test_xlingua_models_leaves_out_a_model_no_package_provides(monkeypatch):
+    from xlingua.encoders import registry
+
+    registry._load()
+    monkeypatch.setattr(registry, "_SPECS", dict(registry._SPECS))
+    registry.register_spec("toy-unshipped", "a model no package ships", package="toy-unshipped")(lambda **o: None)
+    registry.register_spec("toy-shipped", "a model a package ships", package="toy-shipped")(lambda **o: None)
+    monkeypatch.setitem(PROVIDERS, "toy-models", ("toy-shipped",))
+    monkeypatch.setattr(model_packages, "installed", lambda: {})
+    res = CliRunner().invoke(app, ["models"])
+    assert res.exit_code == 0, res.output
+    specs = [line.split(None, 1) for line in res.output.split("\n\n")[0].splitlines()]
+    assert ["toy-shipped", "a model a package ships [not installed: pip install toy-models]"] in specs
+    assert "toy-unshipped" not in [pattern for pattern, _ in specs] and "laser-small" not in res.output
+    assert "no model package provides it" not in res.output
+    monkeypatch.setattr(model_packages, "installed", lambda: {"toy-unshipped": Path("/nowhere/toy-unshipped")})
+    res = CliRunner().invoke(app, ["models"])  # an installed package declaring it makes it loadable
+    assert ["toy-unshipped", "a model no package ships"] in [line.split(None, 1) for line in res.output.splitlines()]
 
 
 def test_every_model_in_the_source_tree_ships_in_exactly_one_package():

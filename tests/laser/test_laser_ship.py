@@ -84,23 +84,29 @@ def test_ship_never_overwrites_and_leaves_nothing_half_written(run_dir, tmp_path
     assert not (tmp_path / "new").exists() and not list(tmp_path.glob(".new.*"))
 
 
-def test_packaged_spec_loads_by_name_or_says_it_is_absent(run_dir, models_dir):
-    with pytest.raises(FileNotFoundError, match=r"^laser-small is not installed: no xlingua model package provides "
-                                                r"it; build it with `xlingua laser ship`$"):
-        load_encoder("laser-small")
-    listed = lambda: [l for l in CliRunner().invoke(app, ["models"]).output.splitlines()  # noqa: E731
-                      if l.startswith("laser-small ")]
-    assert len(listed()) == 1 and listed()[0].endswith("[not installed: no model package provides it]")
-    ship(run_dir, models_dir / "laser-small")
-    enc = load_encoder("laser-small")
-    assert enc.name == "laser-small" and enc.fingerprint() == LaserEncoder(str(run_dir)).fingerprint()
-    assert "installed" not in listed()[0]
+def test_no_bilstm_loads_by_name_and_a_shipped_directory_loads_by_path(run_dir, tmp_path, monkeypatch):
+    from xlingua.encoders.registry import readable_specs
+
+    assert not [s.pattern for s in readable_specs() if s.pattern.startswith("laser") and s.pattern != "laser:PATH"]
+    assert not [l for l in CliRunner().invoke(app, ["models"]).output.splitlines() if l.startswith("laser-small")]
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    (tmp_path / "in.txt").write_text("hello\n")
+    res = CliRunner().invoke(app, ["embed", "-m", "laser-small", str(tmp_path / "in.txt"), "-o", str(tmp_path / "o.npy")])
+    assert res.exit_code == 2 and res.output.count("\n") == 1, res.output
+    assert res.output.startswith("error: cannot load model 'laser-small': not a local directory or a spec "
+                                 "`xlingua models` lists")
+    ship(run_dir, tmp_path / "shipped")
+    enc = load_encoder(f"laser:{tmp_path / 'shipped'}")
+    assert enc.name == "laser:shipped" and enc.manifest["fingerprint"] == LaserEncoder(str(run_dir)).fingerprint()
+    np.testing.assert_array_equal(enc.encode(["eins zwei"]), LaserEncoder(str(run_dir)).encode(["eins zwei"]))
 
 
 def test_ship_command(run_dir, tmp_path):
     res = CliRunner().invoke(app, ["laser", "ship", str(run_dir), "--out", str(tmp_path / "s")])
     assert res.exit_code == 0, res.output
     assert "10-d" in res.output and (tmp_path / "s" / "manifest.json").exists()
+    assert res.output.splitlines()[-1] == f"load it with --model laser:{tmp_path / 's'}"
+    assert load_encoder(f"laser:{tmp_path / 's'}").fingerprint() == LaserEncoder(str(run_dir)).fingerprint()
     res = CliRunner().invoke(app, ["laser", "ship", str(run_dir), "--out", str(tmp_path / "s")])
     assert res.exit_code == 2 and "exists" in res.output
 

@@ -321,7 +321,7 @@ def _cosines(vecs: np.ndarray, ref: np.ndarray):
 def _other_space(spec: str) -> bool:
     """Paths that are other models, whose vectors live in another space even at the same size:
     no cosine to the reference."""
-    return spec in ("use", "laser-small", "static-small") or spec.startswith(("laser:", "static:")) or "+meaning" in spec
+    return spec in ("use", "static-small") or spec.startswith(("laser:", "static:")) or "+meaning" in spec
 
 
 def _report(results, vectors, meta, done: int, reference: str = REFERENCE) -> dict:

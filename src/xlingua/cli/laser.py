@@ -103,16 +103,16 @@ def train(
 @laser_app.command("ship")
 def ship_command(
     source: Path = typer.Argument(..., help="Run directory (its encoder.pt) or a snapshot DIR/encoder_stepN.pt."),
-    out: Path = typer.Option(..., "--out", "-o", help="New directory in the shipping format (e.g. src/xlingua/models/laser-small)."),
+    out: Path = typer.Option(..., "--out", "-o", help="New directory in the shipping format (e.g. runs/laser/shipped); load it as laser:DIR."),
 ):
-    """Write an encoder with its checksums, fingerprint and probe vectors (manifest.json)."""
-    from xlingua.cli.ship import echo_reinstall_hint
+    """Write an encoder with its checksums, fingerprint and probe vectors (manifest.json); no
+    model package ships a BiLSTM, so the directory loads by its path, as laser:DIR."""
     from xlingua.laser.ship import ship
 
     manifest = ship(source, out)
     size = sum((out / name).stat().st_size for name in manifest["files"])
     typer.echo(f"wrote {out}: {manifest['dim']}-d, {size / 1e6:.1f} MB, fingerprint {manifest['fingerprint']}")
-    echo_reinstall_hint(out)
+    typer.echo(f"load it with --model laser:{out}")
 
 
 @laser_app.command("sweep")

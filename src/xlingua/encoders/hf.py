@@ -49,8 +49,8 @@ def resolve_model_dir(spec: str | os.PathLike) -> Path:
         if os.environ.get("HF_HUB_OFFLINE", "0") not in ("", "0", "false", "False"):
             reason = "HF_HUB_OFFLINE is set and it is not in the local hub cache"
         raise OSError(
-            f"cannot load model {text!r}: not a local directory, and the Hugging Face hub "
-            f"could not provide it ({reason}); download it once, then pass its local path, "
+            f"cannot load model {text!r}: not a local directory or a spec `xlingua models` lists, and the "
+            f"Hugging Face hub could not provide it ({reason}); download it once, then pass its local path, "
             f"e.g. --model /path/to/{text.rsplit('/', 1)[-1]}") from None
 
 

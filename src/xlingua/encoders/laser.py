@@ -5,8 +5,9 @@ encoder's pieces static.json and pieces.safetensors (xlingua.encoders.static.Sta
 (`laser:DIR/encoder_step400.pt` loads a snapshot of DIR).
 Vectors are the max-pooled BiLSTM states, projected to the teacher's size for a distilled
 student (not normalized; use cosine). Inputs are never truncated: the LSTM reads any length.
-A shipped directory (with manifest.json, see xlingua.encoders.manifest) is checked against its
-checksums before it loads; `load_encoder("laser-small")` loads the one a model package ships.
+A shipped directory (`xlingua laser ship`, with manifest.json, see xlingua.encoders.manifest) is
+checked against its checksums before it loads. No BiLSTM is shipped: there is no name to load one
+by, only `laser:DIR`.
 
 A student whose embedding stayed frozen at a packaged static encoder's vectors ships without
 them: its encoder.pt names that encoder (by fingerprint) and keeps the four special rows and the
@@ -14,7 +15,6 @@ scale, and the rows are rebuilt from the installed static encoder on load (STATI
 from __future__ import annotations
 
 import hashlib
-from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -132,19 +132,7 @@ def load_vocabulary(root: Path):
     return StaticPieces(root)
 
 
-PACKAGED = ("laser-small",)  # BiLSTM students loaded by name from a model package
-
-
-@register_spec("laser:PATH", "a BiLSTM LASER encoder trained by xlingua")
+@register_spec("laser:PATH", "a BiLSTM LASER encoder trained by xlingua (a `laser train` run, one of its "
+                              "encoder_stepN.pt, or a `laser ship` directory)")
 def _laser(path: str, **options) -> LaserEncoder:
     return LaserEncoder(path, **options)
-
-
-def _packaged(name: str, **options) -> LaserEncoder:
-    return LaserEncoder(str(model_dir(name, "`xlingua laser ship`")), name=name, **options)
-
-
-for _name in PACKAGED:
-    register_spec(_name, "the BiLSTM student distilled from bundled, loaded from a model package "
-                         "(checksum-verified): for CPU-bound work on huge corpora",
-                  package=_name)(partial(_packaged, _name))

@@ -2,7 +2,7 @@
 `@register_spec(PATTERN, help)` on the function that builds its encoder; nothing else lists them.
 
 A pattern is literal text with UPPERCASE placeholders at its ends:
-  NAME              exactly that spec (`use`, `laser-small`): build(**options)
+  NAME              exactly that spec (`use`, `static-small`): build(**options)
   PREFIX:REST       a spec starting with PREFIX: (`laser:PATH`): build(REST, **options)
   LEFT<sep>RIGHT    a spec holding <sep> (`A,B`, `BASE+meaning:PATH`), cut at its first
                     occurrence: build(LEFT, RIGHT, **options)

@@ -8,8 +8,7 @@ static-small --freeze-embedding`) ships without those rows (200k x 256 floats, m
 size): encoder.pt keeps the BiLSTM, the four special rows, the scale and the static encoder's
 fingerprint (encoders.laser.STATIC_EMBEDDING), checked when the rows are rebuilt on load.
 
-A shipped encoder installed as a model package (xlingua.encoders.model_packages) loads by
-name (`load_encoder("laser-small")`).
+A shipped directory loads with `load_encoder("laser:DIR")`; no model package ships a BiLSTM.
 """
 from __future__ import annotations
 
