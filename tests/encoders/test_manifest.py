@@ -34,6 +34,16 @@ def test_a_rows_only_extension_reads_as_its_base_on_any_path(models):
     assert same_vectors("xlingua-xt2:torch|mean|None|True|512|1|fedcba9876543210", ext)
 
 
+def test_an_openvino_conversion_reads_as_its_model(models):
+    # OpenVINO's encoders append their conversion's cache directory to the model's fingerprint
+    models("xlingua-xt", [ROWS])
+    ov = "xlingua-xt:ov-bf16|mean|None|True|512|1|0123456789abcdef|openvino-xlingua-xt-41666b4e5666"
+    assert reads_as(ov) == "xlingua-small:ov-bf16|mean|None|True|512|1|de60e15feb2ae0c6"
+    assert same_vectors(ov, SMALL) and same_vectors(SMALL.replace(":torch", ":ov-int8") + "|ov-int8-xlingua-small-query-1f", SMALL)
+    assert not same_vectors(SMALL.replace("de60e15feb2ae0c6", "0123456789abcdef") + "|openvino-x-1", SMALL)
+    assert not same_vectors(SMALL + "|something-else", SMALL)  # only the engines' own conversion is dropped
+
+
 def test_an_extension_that_changed_more_or_another_base_does_not(models):
     models("xlingua-body", [ROWS, "pooler.dense.bias"])
     models("xlingua-norows", ["pooler.dense.bias"], rows=False)

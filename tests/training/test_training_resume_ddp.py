@@ -90,6 +90,8 @@ def _worker(rank, world, init_file, cfg_dict, out_file):
         if rank == 0:
             torch.save({"losses": losses, "params": trainer.model.state_dict(),
                         "heads": trainer.tasks.state_dict()}, out_file)
+        # both leave together: gloo can abort a rank that tears down while its peer still works
+        dist.barrier()
     finally:
         dist.destroy_process_group()
 

@@ -96,6 +96,18 @@ def check_probes(encoder, manifest: dict, atol: float = 1e-4) -> float:
     return diff
 
 
+#: the cache directories of OpenVINO's conversions (openvino.py), whose names its encoders append
+#: to the model's fingerprint: they tell caches apart, while the vectors stay the model's to within
+#: the engine's stated bound, as every other engine's do
+ENGINE_DIR_PREFIXES = ("openvino-", "ov-int8-")
+
+
+def model_fingerprint(fingerprint: str) -> str:
+    """An encoder fingerprint without the conversion an engine appends (`...|openvino-MODEL-KEY`)."""
+    head, sep, last = fingerprint.rpartition("|")
+    return head if sep and last.startswith(ENGINE_DIR_PREFIXES) else fingerprint
+
+
 def model_of(fingerprint: str) -> str:
     """The model an encoder fingerprint names, whatever its path (`xlingua-small:bf16|...` -> xlingua-small)."""
     return fingerprint.partition("|")[0].split(":")[0]
@@ -105,6 +117,7 @@ def reads_as(fingerprint: str) -> str | None:
     """The fingerprint of the shipped model that a model shipped on it with nothing but new
     pieces' rows (`xlingua extend --rows-only`, then `xlingua ship --on`) reads every other text
     as, exactly: its body and the original pieces' rows are that model's. None for any other model."""
+    fingerprint = model_fingerprint(fingerprint)
     name = model_of(fingerprint)
     root = model_packages.installed().get(name) if name and "/" not in name else None
     manifest = read_manifest(root) if root else None
@@ -118,8 +131,8 @@ def reads_as(fingerprint: str) -> str | None:
 
 def same_vectors(a: str, b: str) -> bool:
     """Whether two encoder fingerprints give the same vectors for what one was fitted on: the same
-    weights and pooling (`bundled` picks its path, torch, bf16 or ct2, by CPU; those agree to
-    within 1e-4, int8 to cosine 0.995), or a model that adds new pieces' rows alone to the other,
+    weights and pooling (`bundled` picks its path, torch, bf16, ct2 or OpenVINO, by CPU; those agree
+    to within 1e-4, int8 to cosine 0.995), or a model that adds new pieces' rows alone to the other,
     or to a model that does (`reads_as`): it embeds every text without its new pieces as the other."""
     def key(fp: str):
         return model_of(fp), fp.partition("|")[2]
@@ -129,4 +142,5 @@ def same_vectors(a: str, b: str) -> bool:
         while (fp := reads_as(fp)) is not None and len(out) < 16:
             out.append(key(fp))
         return out
+    a, b = model_fingerprint(a), model_fingerprint(b)
     return a == b or bool(set(chain(a)) & set(chain(b)))
