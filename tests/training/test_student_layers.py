@@ -131,8 +131,8 @@ def test_the_mini_recipe_is_a_student_of_the_default(monkeypatch):
 
     monkeypatch.setattr(cpu, "native_bf16", lambda: False)
     cfg = load_config(ROOT / "configs" / "train_mini.yaml")
-    assert cfg.model == "xlingua-small-v2:torch" and cfg.layers == [0, 4, 8, 11] and cfg.precision == "fp32"
-    assert (cfg.max_steps, cfg.batch_size, cfg.checkpoint_every) == (6000, 64, 100)
+    assert cfg.model == "xlingua-small-v2:torch" and cfg.layers == [0, 6, 11] and cfg.precision == "fp32"
+    assert (cfg.max_steps, cfg.batch_size, cfg.checkpoint_every) == (4000, 64, 100)
     assert cfg.freeze == ["word_embeddings"] and cfg.eval.general_langs
     [task] = cfg.tasks
     assert task.objective == "laser3" and task.data == {"type": "general"}

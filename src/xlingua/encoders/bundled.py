@@ -27,7 +27,8 @@ from xlingua.encoders.registry import register_spec
 PREFERENCE = {
     # Xeon with AMX: torch bf16 4.4x sentence-transformers fp32 (docs/results.md)
     "amx": ("bf16", "ct2", "torch"),
-    # 2-core EPYC with AVX512-BF16: OpenVINO bf16 209 sentences/s, torch bf16 178, OpenVINO fp32 135
+    # 2-core EPYC with AVX512-BF16: OpenVINO bf16 511 sentences/s, OpenVINO int8 462, torch bf16 349,
+    # CTranslate2 fp32 277 (docs/engines.md)
     "avx512-bf16": ("ov-bf16", "bf16", "ct2", "torch"),
     # CTranslate2 fp32 1.34x torch fp32 on an AVX2-only EPYC, the same vectors
     "avx512": ("ct2", "torch"),
