@@ -96,10 +96,11 @@ def check_probes(encoder, manifest: dict, atol: float = 1e-4) -> float:
     return diff
 
 
-#: the cache directories of OpenVINO's conversions (openvino.py), whose names its encoders append
-#: to the model's fingerprint: they tell caches apart, while the vectors stay the model's to within
-#: the engine's stated bound, as every other engine's do
-ENGINE_DIR_PREFIXES = ("openvino-", "ov-int8-")
+#: the kinds of OpenVINO's conversion directories (openvino.py names them KIND-MODEL-KEY): its
+#: encoders append the directory's name to the model's fingerprint, which tells caches apart, while
+#: the vectors stay the model's to within the engine's stated bound, as every other engine's do
+OPENVINO_DIR, OV_INT8_DIR = "openvino", "ov-int8"
+ENGINE_DIR_PREFIXES = (f"{OPENVINO_DIR}-", f"{OV_INT8_DIR}-")
 
 
 def model_fingerprint(fingerprint: str) -> str:

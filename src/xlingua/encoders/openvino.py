@@ -32,6 +32,7 @@ from xlingua.encoders.e5 import BundledTorchEncoder
 from xlingua.encoders.e5_base import cached_dir
 from xlingua.encoders.engines import register_engine
 from xlingua.encoders.hf import LastHidden
+from xlingua.encoders.manifest import OPENVINO_DIR, OV_INT8_DIR
 from xlingua.encoders.quiet import quiet_transformers
 from xlingua.encoders.saving import XLINGUA_FILE
 from xlingua.io import atomic_dir, write_json
@@ -189,7 +190,7 @@ class OpenVinoStates:
                 ov.save_model(converted, str(tmp / "model.xml"), compress_to_fp16=False)
                 write_json(tmp / XLINGUA_FILE, {"source": stamp, "engine": engine})
 
-        kind = f"{'ov-int8' if int8 else 'openvino'}-{label}"
+        kind = f"{OV_INT8_DIR if int8 else OPENVINO_DIR}-{label}"
         what = f"converting {label} to OpenVINO" + (" and quantizing it to int8" if int8 else "")
         return cached_dir(kind, stamp, build, what, cache or xlingua_home() / "engines")
 
