@@ -11,7 +11,10 @@ everything from raw text to scored pairs, measured one after the other in this p
 max selection over both kNN directions). The second stage scores a kept pair by the full
 model's cosine (as `xlingua mine --rescore`), or by its ratio margin with the neighbours taken
 among the kept sentences. A gold pair the first stage drops is a miss. `--dev-langs` measures
-the same on mining sets built from the general corpus's dev slice, where keep is chosen:
+the same on mining sets built from the general corpus's dev slice, where keep is chosen (each
+language's dev pairs hidden among `--distractors` training sentences and 1.5 times as many
+English ones: `xlingua.data.general.general_mining_set`, the sets the trainer's dev metric
+`mining` scores):
 
     .venv/bin/python benchmarks/mine_two_stage.py --dev-langs de,zh,ru,hi,sw --out runs/mine/two_stage_dev.json
 """
@@ -25,11 +28,11 @@ from pathlib import Path
 import numpy as np
 
 from xlingua.data.benchmarks import read_bucc
+from xlingua.data.general import general_mining_set
 from xlingua.encoders.loading import load_encoder
-from xlingua.evaluation.tasks.bucc import gold_flags
 from xlingua.mining.memory import mine_rows
 from xlingua.io import write_json
-from xlingua.similarity.calibrate import best_threshold
+from xlingua.similarity.calibrate import best_pair_threshold
 from xlingua.similarity.cosine import paired_cosine
 from xlingua.similarity.margin import pair_scores, side_knn_means
 
@@ -44,8 +47,7 @@ class Clock:
 
 
 def f1_row(name: str, scores, a, b, gold, clock: Clock, **extra) -> dict:
-    order = np.argsort(-scores, kind="stable")
-    c = best_threshold(scores[order], gold_flags(a[order], b[order], gold), len(gold))
+    c = best_pair_threshold(scores, a, b, gold)
     return {"row": name, "P": round(100 * c["precision"], 1), "R": round(100 * c["recall"], 1),
             "F1": round(100 * c["f1"], 1), "wall_s": round(clock.wall, 1), "cpu_s": round(clock.cpu, 1), **extra}
 
@@ -80,33 +82,6 @@ def compare(src, tgt, gold, static, full, keeps, tag: str = "") -> list[dict]:
     return rows
 
 
-def dev_set(lang: str, distractors: int, seed: int = 0):
-    """A mining set from the general corpus: the dev slice's pairs of `lang` (held-out English)
-    hidden among `distractors` sentences of each side from the train split, whose translations
-    are not on the other side (the train pairs are split in two by their English sentence)."""
-    import random
-
-    from xlingua.data.general import read_general
-
-    dev = read_general([lang], split="dev")
-    train = read_general([lang], sources=("ntrex", "newstest", "flores-v1", "mlqe-pe"))
-    rng = random.Random(seed)
-    english = sorted({p.english for p in train})
-    rng.shuffle(english)
-    half = set(english[: len(english) // 2])
-    xx_pool = sorted({p.text for p in train if p.english in half})
-    en_pool = [e for e in english if e not in half]
-    src = [p.text for p in dev] + rng.sample(xx_pool, min(distractors, len(xx_pool)))
-    tgt = [p.english for p in dev] + rng.sample(en_pool, min(int(1.5 * distractors), len(en_pool)))
-    rs, rt = list(range(len(src))), list(range(len(tgt)))
-    rng.shuffle(rs)
-    rng.shuffle(rt)
-    src = [src[i] for i in rs]
-    tgt = [tgt[j] for j in rt]
-    gold = {(rs.index(i), rt.index(i)) for i in range(len(dev))}
-    return src, tgt, gold
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--static", default="static-small")
@@ -124,7 +99,7 @@ def main() -> None:
     rows = []
     if args.dev_langs:
         for lang in args.dev_langs.split(","):
-            src, tgt, gold = dev_set(lang, args.distractors)
+            src, tgt, gold = general_mining_set(lang, args.distractors)
             rows += compare(src, tgt, gold, static, full, args.keep, tag=f"{lang}: ")
             for r in rows[-(2 + 2 * len(args.keep)):]:
                 print(json.dumps(r), flush=True)

@@ -101,3 +101,31 @@ def test_eval_at_end_scores_a_last_step_off_the_evaluation_steps(tmp_path):
 
     assert evaluated(LoopSettings(max_steps=5, eval_every=2)) == [0, 2, 4]
     assert evaluated(LoopSettings(max_steps=5, eval_every=2, eval_at_end=True)) == [0, 2, 4, 5]
+
+
+class TwoCurves(Evaluator):
+    """Two metrics per evaluation: a high one that rises and a low one."""
+
+    def __init__(self, high, low):
+        self.high, self.low, self.main_score = list(high), list(low), "high"
+
+    def __call__(self, model):
+        return {"high": self.high.pop(0), "low": self.low.pop(0)}
+
+
+def test_a_resume_that_selects_on_another_metric_starts_its_best_afresh(tmp_path):
+    first = Toy(tmp_path, LoopSettings(max_steps=2, eval_every=1, eval_at_start=False, checkpoint_every=2),
+                [TwoCurves([90.0, 96.0], [10.0, 20.0])])
+    first.run(resume=False, show_progress=False)
+    assert first.best == 96.0 and first.best_step == 2
+    # the same checkpoint, now choosing by "low": 96 on "high" is no bar, so step 3's 30 is the best
+    again = Toy(tmp_path, LoopSettings(max_steps=4, eval_every=1, eval_at_start=False, checkpoint_every=2, select="low"),
+                [TwoCurves([97.0, 98.0], [30.0, 25.0])])
+    again.run(resume=True, show_progress=False)
+    assert again.best == 30.0 and again.best_step == 3
+    assert [s for kind, s in again.saved if kind == "best"] == [3]
+    # resumed on the metric it chose by, the best carries over
+    same = Toy(tmp_path, LoopSettings(max_steps=5, eval_every=1, eval_at_start=False, select="low"),
+               [TwoCurves([99.0], [28.0])])
+    same.run(resume=True, show_progress=False)
+    assert same.best == 30.0 and same.best_step == 3

@@ -11,9 +11,14 @@ choice among a reference file's distinct English sentences):
 Every pair whose English side is held, in any language and any source, leaves the training
 split (one translation per English sentence stays in dev), so a dev figure never rests on an
 English sentence seen in training.
+
+`general_mining_set` hides a language's dev pairs among sentences of the train split whose
+translations are not on the other side: a dev mining set, harder than retrieval among the dev
+pairs alone.
 """
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -36,6 +41,8 @@ SEED_DEV_SEED = 21
 # a user's pair file: up to 500 English sentences, at most a fifth of the file's
 OWN_DEV_SENTENCES = 500
 OWN_DEV_SEED = 22
+# the train sources a mining set's distractors come from (not NLLB-Seed)
+MINING_SOURCES = ("ntrex", "newstest", "flores-v1", "mlqe-pe")
 
 
 @dataclass(frozen=True)
@@ -171,3 +178,29 @@ def read_general(langs=None, sources=SOURCES, split: str = "train", root=None, p
                 path = general_root(root) / source / f"{lang}-en.tsv.gz"
                 out.extend(p for p in read_file(path, lang, source) if p.english not in held)
     return out
+
+
+def general_mining_set(lang: str, distractors: int, seed: int = 0, root=None,
+                       limit: int | None = None) -> tuple[list[str], list[str], set[tuple[int, int]]]:
+    """(sentences, English sentences, gold {(row, row)}): a mining set of `lang` where dev
+    retrieval is too easy. The dev slice's pairs (the first `limit`, None = all) hidden among
+    `distractors` sentences of the language and 1.5x as many English ones from the train split,
+    whose translations are not on the other side (the train pairs are split in two by their
+    English sentence, one half giving each side); both sides shuffled by `seed`."""
+    dev = read_general([lang], split="dev", root=root)[:limit]
+    train = read_general([lang], sources=MINING_SOURCES, root=root)
+    rng = random.Random(seed)
+    english = sorted({p.english for p in train})
+    rng.shuffle(english)
+    half = set(english[: len(english) // 2])
+    xx_pool = sorted({p.text for p in train if p.english in half})
+    en_pool = [e for e in english if e not in half]
+    src = [p.text for p in dev] + rng.sample(xx_pool, min(distractors, len(xx_pool)))
+    tgt = [p.english for p in dev] + rng.sample(en_pool, min(int(1.5 * distractors), len(en_pool)))
+    rs, rt = list(range(len(src))), list(range(len(tgt)))
+    rng.shuffle(rs)
+    rng.shuffle(rt)
+    row_s = {i: r for r, i in enumerate(rs)}  # where each sentence went
+    row_t = {j: r for r, j in enumerate(rt)}
+    gold = {(row_s[i], row_t[i]) for i in range(len(dev))}
+    return [src[i] for i in rs], [tgt[j] for j in rt], gold

@@ -37,6 +37,20 @@ def best_threshold(scores: np.ndarray, correct: np.ndarray, n_gold: int) -> dict
     return {"threshold": float(scores[best]), **_counted(int(n[best]), int(tp[best]), n_gold)}
 
 
+def gold_flags(a: np.ndarray, b: np.ndarray, gold: set[tuple[int, int]]) -> np.ndarray:
+    """Whether each candidate pair (source row a[i], target row b[i]) is a gold pair."""
+    return np.fromiter(((i, j) in gold for i, j in zip(a.tolist(), b.tolist())), dtype=bool, count=len(a))
+
+
+def best_pair_threshold(scores: np.ndarray, a: np.ndarray, b: np.ndarray, gold: set[tuple[int, int]]) -> dict:
+    """`best_threshold` of candidate pairs (scores, source rows, target rows) in any order
+    against gold (source row, target row) pairs: how mined pairs are scored at their F1-best
+    threshold."""
+    scores = np.asarray(scores)
+    order = np.argsort(-scores, kind="stable")
+    return best_threshold(scores[order], gold_flags(np.asarray(a)[order], np.asarray(b)[order], gold), len(gold))
+
+
 def at_threshold(scores: np.ndarray, correct: np.ndarray, n_gold: int, threshold: float | None) -> dict:
     """P/R/F1 of the candidates scoring >= threshold (None: no candidate)."""
     keep = np.asarray(scores) >= (np.inf if threshold is None else threshold)

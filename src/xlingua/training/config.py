@@ -18,6 +18,8 @@ PRECISIONS = ("fp32", "bf16")
 AUTO = "auto"
 SCHEDULES = ("constant", "linear", "cosine")
 SAMPLINGS = ("cycle", "proportional", "weighted")
+#: the name of the dev mining metric (mean F1 over `mining_langs`)
+MINING = "mining"
 
 
 @dataclass
@@ -38,16 +40,43 @@ class TaskConfig:
 @dataclass
 class EvalConfig:
     """Dev evaluation: retrieval accuracy on l10n dev pairs, a Tatoeba subset, the general
-    corpus's dev slices and/or users' own pair files (data.general.read_own_pairs);
-    `select` names the metric that picks the best checkpoint ("mean" = mean of all)."""
+    corpus's dev slices and/or users' own pair files (data.general.read_own_pairs); QE Pearson;
+    mining F1 among distractors. `select` names the metric that picks the best checkpoint, one
+    of `metric_names()`: "mean" = mean of the retrieval sets, "qe" = mean QE Pearson, "mining" =
+    mean mining F1, or one set's figure ("general_de", "qe_en-de", "mining de")."""
 
     l10n_langs: list = field(default_factory=list)
     tatoeba_langs: list = field(default_factory=list)
     general_langs: list = field(default_factory=list)  # languages of the general corpus's dev slice
     pair_files: dict = field(default_factory=dict)     # {lang: FILE}: the dev slice of a user's own pairs
     qe_pairs: list = field(default_factory=list)       # WMT20 QE pairs whose dev split is scored (Pearson of cosine)
-    limit: int = 500
+    # general-corpus dev languages whose dev pairs are mined among distractors from the train split
+    # (data.general.general_mining_set): harder than retrieval, which saturates
+    mining_langs: list = field(default_factory=list)
+    mining_distractors: int = 4000                    # sentences of the language; 1.5x as many English ones
+    limit: int = 500                                   # dev pairs per set (mining sets: before the distractors)
     select: str = "mean"
+
+    def metric_names(self) -> list[str]:
+        """The dev metrics this block gives, as the evaluators name them (training.evaluate)."""
+        sets = ([f"l10n_{l}" for l in self.l10n_langs] + [f"tatoeba_{l}" for l in self.tatoeba_langs]
+                + [f"general_{l}" for l in self.general_langs] + [f"pairs_{l}" for l in self.pair_files])
+        names = sets + (["mean"] if sets else [])
+        if self.qe_pairs:
+            names += ["qe"] + [f"qe_{p}" for p in self.qe_pairs]
+        if self.mining_langs:
+            names += [MINING] + [f"{MINING} {l}" for l in self.mining_langs]
+        return names
+
+    def check(self, where: str = "config") -> "EvalConfig":
+        """`select` must name one of the metrics this block gives (when it gives any)."""
+        names = self.metric_names()
+        if names and self.select not in names:
+            raise ValueError(f"{where}: eval: select {self.select!r} is not a dev metric of this eval block; "
+                             f"choose one of {names}")
+        if self.mining_distractors < 0:
+            raise ValueError(f"{where}: eval: mining_distractors cannot be negative (got {self.mining_distractors})")
+        return self
 
 
 @dataclass
@@ -110,6 +139,8 @@ class TrainConfig:
                 raise ValueError(f"{where}: {key} must be at least 1")
         if self.layers is not None:
             check_layers(self.layers, where)
+        if self.eval_every:  # select picks a step only where there are evaluations
+            self.eval.check(where)
         return self
 
     def to_dict(self) -> dict:

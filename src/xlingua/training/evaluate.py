@@ -1,15 +1,15 @@
 """Dev evaluation of `xlingua train`: bitext retrieval accuracy (training.evaluators) on l10n dev
 pairs, a Tatoeba subset, the general corpus's dev slices or users' own pair files, with cosine or
-margin scoring. Small and fast, so it can run every few hundred steps; the full benchmarks are
-`xlingua eval`'s job."""
+margin scoring; and mining F1 on the general corpus's dev slices hidden among distractors. Small
+and fast, so it can run every few hundred steps; the full benchmarks are `xlingua eval`'s job."""
 from __future__ import annotations
 
 from xlingua.data.benchmarks import read_tatoeba
 from xlingua.data.examples import l10n_path, read_pairs
-from xlingua.training.config import EvalConfig
-from xlingua.training.evaluators import RetrievalEvaluator, dev_accuracy, general_dev_pairs
+from xlingua.training.config import MINING, EvalConfig
+from xlingua.training.evaluators import MiningEvaluator, RetrievalEvaluator, dev_accuracy, general_dev_pairs
 
-__all__ = ["DevEvaluator", "dev_accuracy", "tatoeba_pairs"]
+__all__ = ["DevEvaluator", "DevMiningEvaluator", "dev_accuracy", "tatoeba_pairs"]
 
 
 def tatoeba_pairs(lang: str, limit: int | None = None) -> list[tuple[str, str]]:
@@ -44,3 +44,19 @@ class DevEvaluator(RetrievalEvaluator):
         if empty:  # caught before training starts, not at the first evaluation
             raise ValueError(f"dev set(s) {empty} have fewer than 2 pairs: choose other eval languages")
         super().__init__(sets, margin=margin, main_score=config.select)
+
+
+class DevMiningEvaluator(MiningEvaluator):
+    """Mining F1 per language of `config.mining_langs` ("mining de") and their mean ("mining"):
+    each language's dev pairs (the first `config.limit`) among `config.mining_distractors`
+    training sentences (data.general.general_mining_set). Built once: the sets do not change."""
+
+    def __init__(self, config: EvalConfig, root=None):
+        from xlingua.data.general import general_mining_set
+
+        sets = {lang: general_mining_set(lang, config.mining_distractors, root=root, limit=config.limit)
+                for lang in config.mining_langs}
+        small = [lang for lang, (_, _, gold) in sets.items() if len(gold) < 2]
+        if small:  # caught before training starts, not at the first evaluation
+            raise ValueError(f"dev mining set(s) {small} have fewer than 2 dev pairs: choose other mining languages")
+        super().__init__(sets, name=MINING)

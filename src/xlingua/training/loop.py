@@ -113,7 +113,8 @@ class TrainingLoop:
         if ddp.rank() == 0:
             save_torch(self.out / CHECKPOINT, {
                 "step": self.step, "best": self.best, "best_step": self.best_step, "bad_evals": self.bad_evals,
-                "elapsed": self.elapsed, "config": self.identity(), "rng": rng_state(), **self.state_dict()})
+                "elapsed": self.elapsed, "select": self.select_key(), "config": self.identity(), "rng": rng_state(),
+                **self.state_dict()})
             self.on_checkpoint()
 
     def load_checkpoint(self, override=(), state: dict | None = None) -> bool:
@@ -129,6 +130,9 @@ class TrainingLoop:
             set_rng_state(state["rng"])
         self.step, self.best, self.bad_evals = state["step"], state.get("best", -math.inf), state.get("bad_evals", 0)
         self.best_step, self.elapsed = state.get("best_step", 0), state.get("elapsed", 0.0)
+        if state.get("select", self.select_key()) != self.select_key():
+            # a best score on another metric is no bar for this one: the next evaluation sets it
+            self.best, self.best_step, self.bad_evals = -math.inf, 0, 0
         truncate_log(self.out / LOG, self.step)
         return True
 
@@ -150,7 +154,7 @@ class TrainingLoop:
             found = evaluator(self.model)
             metrics.update(found)
             higher.update(dict.fromkeys(found, getattr(evaluator, "greater_is_better", True)))
-        key = self.settings.select or self.evaluators[0].main_score
+        key = self.select_key()
         if key not in metrics:
             raise ValueError(f"the dev metric {key!r} to select on is not among the dev metrics {sorted(metrics)}")
         score = metrics[key] if higher[key] else -metrics[key]
@@ -162,6 +166,10 @@ class TrainingLoop:
             self.bad_evals += 1
         self.log({"step": self.step, "eval": metrics})
         return metrics
+
+    def select_key(self) -> str:
+        """The dev metric that picks the best step ("" where there are no evaluators)."""
+        return self.settings.select or (self.evaluators[0].main_score if self.evaluators else "")
 
     def out_of_time(self) -> bool:
         if not self.settings.max_minutes:

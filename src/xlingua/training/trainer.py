@@ -27,7 +27,7 @@ from xlingua.io import atomic_open
 from xlingua.objectives import distributed as ddp
 from xlingua.training.checkpoint import CHECKPOINT, changed_settings
 from xlingua.training.config import EvalConfig, TrainConfig
-from xlingua.training.evaluate import DevEvaluator
+from xlingua.training.evaluate import DevEvaluator, DevMiningEvaluator
 from xlingua.training.evaluators import QEEvaluator
 from xlingua.training.loop import LOG, LoopSettings, TrainingLoop
 from xlingua.training.model import SentenceModel
@@ -142,7 +142,9 @@ class Trainer(TrainingLoop):
         self.optimizer = torch.optim.AdamW(_param_groups(self.model, self.tasks, config.weight_decay, self.fixed_rows,
                                                          config.rows_lr), lr=config.lr)
         self.scheduler = torch.optim.lr_scheduler.LambdaLR(self.optimizer, lr_lambda(config))
-        self.evaluators = [e for e in (DevEvaluator(config.eval), QEEvaluator(config.eval.qe_pairs)) if e]
+        # their metrics are merged into one dict ("mean" stays the retrieval sets' mean)
+        self.evaluators = [e for e in (DevEvaluator(config.eval), QEEvaluator(config.eval.qe_pairs),
+                                       DevMiningEvaluator(config.eval)) if e]
         sizes = np.array([t.config.weight * (len(t.examples) if config.sampling == "proportional" else 1)
                           for t in self.tasks], dtype=np.float64)
         self.task_probs = sizes / sizes.sum()
@@ -215,7 +217,7 @@ class Trainer(TrainingLoop):
         final = self.out / "final"
         if ddp.rank() == 0:
             self.model.save(final)
-            plot_log(self.out / LOG, self.out / "training.png")
+            plot_log(self.out / LOG, self.out / "training.png", self.select_key())
         return final
 
 
@@ -242,8 +244,9 @@ def _param_groups(model, tasks, weight_decay: float, fixed_rows=(), rows_lr: flo
     return groups
 
 
-def plot_log(log: Path, png: Path) -> Path | None:
-    """Loss per task (moving average) and dev metrics against steps."""
+def plot_log(log: Path, png: Path, select: str = "mean") -> Path | None:
+    """Loss per task (moving average) and dev metrics against steps, the one that picks the best
+    step (`select`) in bold."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -270,9 +273,9 @@ def plot_log(log: Path, png: Path) -> Path | None:
     axes[0].legend()
     for name, pts in evals.items():
         steps, vals = zip(*pts)
-        style = dict(color="black", linewidth=2.5, zorder=3) if name == "mean" else dict(linewidth=1)
+        style = dict(color="black", linewidth=2.5, zorder=3) if name == select else dict(linewidth=1)
         axes[1].plot(steps, vals, marker="o", label=name, **style)
-    axes[1].set(xlabel="step", ylabel="retrieval accuracy %", title="dev evaluation")
+    axes[1].set(xlabel="step", ylabel="dev figure x100 (accuracy, F1, Pearson)", title="dev evaluation")
     if evals:  # beside the plot: many dev sets would otherwise cover the curves
         axes[1].legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1), ncol=legend_columns)
     fig.tight_layout()

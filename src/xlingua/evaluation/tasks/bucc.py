@@ -18,12 +18,8 @@ from xlingua.data.benchmarks import read_bucc
 from xlingua.evaluation.base import EvalContext, Task, TaskResult, mean
 from xlingua.evaluation.registry import register
 from xlingua.mining.memory import mine_rows
-from xlingua.similarity.calibrate import best_threshold, two_fold
+from xlingua.similarity.calibrate import best_threshold, gold_flags, two_fold
 from xlingua.similarity.select import MODES
-
-
-def gold_flags(a: np.ndarray, b: np.ndarray, gold: set[tuple[int, int]]) -> np.ndarray:
-    return np.fromiter(((i, j) in gold for i, j in zip(a.tolist(), b.tolist())), dtype=bool, count=len(a))
 
 
 @register
