@@ -8,21 +8,16 @@ from xlingua.data.benchmarks import BenchmarkFormatError
 from xlingua.data.general import (DEV_SENTENCES, SEED_DEV_SENTENCES, dev_english, read_general, read_own_pairs,
                                   seed_dev_english)
 from xlingua.data.text import InputError
-
-
-def write(path, lines):
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with gzip.open(path, "wt", encoding="utf-8") as f:
-        f.writelines(lines)
+from tests.gz_files import write_gz
 
 
 @pytest.fixture
 def corpus(tmp_path):
     english = [f"English sentence number {i}." for i in range(300)]
-    write(tmp_path / "ntrex" / "de-en.tsv.gz", [f"Deutscher Satz {i}.\t{e}\n" for i, e in enumerate(english)])
-    write(tmp_path / "ntrex" / "fr-en.tsv.gz", [f"Phrase {i}.\t{e}\n" for i, e in enumerate(english)])
+    write_gz(tmp_path / "ntrex" / "de-en.tsv.gz", [f"Deutscher Satz {i}.\t{e}\n" for i, e in enumerate(english)])
+    write_gz(tmp_path / "ntrex" / "fr-en.tsv.gz", [f"Phrase {i}.\t{e}\n" for i, e in enumerate(english)])
     # another source reusing some of the same English sentences
-    write(tmp_path / "nllb-seed" / "fr-en.tsv.gz", [f"Autre {i}.\t{english[i]}\n" for i in range(0, 300, 3)])
+    write_gz(tmp_path / "nllb-seed" / "fr-en.tsv.gz", [f"Autre {i}.\t{english[i]}\n" for i in range(0, 300, 3)])
     return tmp_path
 
 
@@ -50,7 +45,7 @@ def test_language_and_source_selection_and_errors(corpus):
 
 def test_malformed_line_names_file_and_line(corpus):
     path = corpus / "nllb-seed" / "fr-en.tsv.gz"
-    write(path, ["bon\tgood\n", "only one column\n"])
+    write_gz(path, ["bon\tgood\n", "only one column\n"])
     with pytest.raises(BenchmarkFormatError, match=r"fr-en.tsv.gz:2: expected `non_english<TAB>english`"):
         read_general(root=corpus)
     with gzip.open(path, "wb") as f:
@@ -72,10 +67,10 @@ def seed_corpus(corpus):
     """The toy corpus plus NLLB-Seed's reference file (bho) and a second NLLB-Seed language over
     the same 800 English sentences, one of them shared with NTREX."""
     english = [f"Seed sentence {i}." for i in range(799)] + ["English sentence number 7."]
-    write(corpus / "nllb-seed" / "bho-en.tsv.gz", [f"Bho {i}.\t{e}\n" for i, e in enumerate(english)])
+    write_gz(corpus / "nllb-seed" / "bho-en.tsv.gz", [f"Bho {i}.\t{e}\n" for i, e in enumerate(english)])
     # dz lacks a few sentences (as real files do, after filtering) and repeats one translation
-    write(corpus / "nllb-seed" / "dz-en.tsv.gz",
-          [f"Dz {i}.\t{e}\n" for i, e in enumerate(english) if i % 97] + [f"Dz again.\t{english[1]}\n"])
+    write_gz(corpus / "nllb-seed" / "dz-en.tsv.gz",
+             [f"Dz {i}.\t{e}\n" for i, e in enumerate(english) if i % 97] + [f"Dz again.\t{english[1]}\n"])
     return corpus
 
 
@@ -94,7 +89,7 @@ def test_seed_dev_slice_is_held_out_of_every_language(seed_corpus):
 
 
 def test_dev_split_of_any_corpus_language_and_errors(seed_corpus):
-    write(seed_corpus / "ntrex" / "bo-en.tsv.gz", [f"Bo {i}.\tEnglish sentence number {i}.\n" for i in range(300)])
+    write_gz(seed_corpus / "ntrex" / "bo-en.tsv.gz", [f"Bo {i}.\tEnglish sentence number {i}.\n" for i in range(300)])
     bo = read_general(["bo"], split="dev", root=seed_corpus)  # not one of DEV_LANGS
     assert len(bo) == DEV_SENTENCES and {p.source for p in bo} == {"ntrex"}
     assert {p.lang for p in read_general(split="dev", root=seed_corpus)} == {"de"}  # DEV_LANGS present

@@ -1,6 +1,5 @@
 """Dev signals of meaning training (QE dev Pearson, general-corpus dev retrieval) on hand-made
 vectors, and train_from_corpus on a toy general corpus with QE dev selection."""
-import gzip
 import json
 
 import numpy as np
@@ -13,6 +12,7 @@ from xlingua.meaning.dev import QEDev, RetrievalDev
 from xlingua.encoders.meaning_mlp import MeaningConfig, MeaningModel
 from xlingua.meaning.trainer import MeaningTrainConfig, train_from_corpus
 from tests.meaning.test_meaning_data import HashEncoder
+from tests.gz_files import write_gz
 
 
 def identity_model(dim=4) -> MeaningModel:
@@ -44,20 +44,14 @@ def test_retrieval_dev_counts_translations_found_first():
     assert got == {"mean": 75.0, "de": 100.0, "fr": 50.0}
 
 
-def _gz(path, lines):
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with gzip.open(path, "wt", encoding="utf-8") as f:
-        f.writelines(lines)
-
-
 @pytest.fixture
 def toy(tmp_path):
     general = tmp_path / "general"
     english = [f"English sentence number {i}." for i in range(260)]
-    _gz(general / "ntrex" / "de-en.tsv.gz", [f"Deutscher Satz {i}.\t{e}\n" for i, e in enumerate(english)])
+    write_gz(general / "ntrex" / "de-en.tsv.gz", [f"Deutscher Satz {i}.\t{e}\n" for i, e in enumerate(english)])
     # mlqe-pe: 30 ro-en pairs; one of them holds a QE dev sentence and must be dropped.
-    _gz(general / "mlqe-pe" / "ro-en.tsv.gz",
-        [f"Propozitia {i}.\tWiki sentence {i}.\n" for i in range(29)] + ["Sursa dev.\tA dev source.\n"])
+    write_gz(general / "mlqe-pe" / "ro-en.tsv.gz",
+             [f"Propozitia {i}.\tWiki sentence {i}.\n" for i in range(29)] + ["Sursa dev.\tA dev source.\n"])
     bench = tmp_path / "bench"
     qe = bench / "mlqe" / "ro-en"
     qe.mkdir(parents=True)

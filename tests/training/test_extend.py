@@ -2,7 +2,6 @@
 moves towards the frozen model's English vectors while the others stay, new pieces keep the
 original rows, a stopped run resumes to the weights of an unbroken one, and a bad --pairs line
 is one error naming file:line."""
-import gzip
 import json
 
 import numpy as np
@@ -17,6 +16,7 @@ from xlingua.data.general import read_general, read_own_pairs
 from xlingua.encoders.loading import load_encoder
 from xlingua.training.extend.report import dev_report
 from xlingua.training.extend.run import ExtendOptions, extend
+from tests.gz_files import write_gz
 
 ADJ = {"red": "rot", "blue": "blau", "green": "grün", "small": "klein", "big": "groß"}
 NOUN = {"cat": "katze", "dog": "hund", "house": "haus", "car": "auto"}
@@ -40,9 +40,7 @@ def shifted(text: str) -> str:
 
 
 def write(path, rows):
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with gzip.open(path, "wt", encoding="utf-8") as f:
-        f.writelines(f"{x}\t{en}\n" for x, en in rows)
+    write_gz(path, (f"{x}\t{en}\n" for x, en in rows))
 
 
 @pytest.fixture

@@ -1,7 +1,6 @@
 """Dev mining: F1 at the best threshold on toy vectors with a known answer, the general corpus's
 mining sets (the same sets the two-stage benchmark measured, gold rows on translation pairs),
 `select: mining` in a config and in a training run."""
-import gzip
 import json
 import random
 
@@ -14,6 +13,7 @@ from xlingua.similarity.calibrate import best_pair_threshold
 from xlingua.training.config import EvalConfig, config_from_dict
 from xlingua.training.evaluate import DevMiningEvaluator
 from xlingua.training.evaluators import MiningEvaluator, dev_mining_f1
+from tests.gz_files import write_gz
 
 
 class Lookup:
@@ -103,18 +103,12 @@ def test_best_pair_threshold_sorts_candidates_and_counts_gold():
 
 # -- the general corpus's mining sets -------------------------------------------------------------
 
-def write(path, lines):
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with gzip.open(path, "wt", encoding="utf-8") as f:
-        f.writelines(lines)
-
-
 @pytest.fixture
 def corpus(tmp_path):
     """NTREX de (300 pairs: 200 in the dev slice) and a newstest file of 400 more pairs."""
     english = [f"English sentence number {i}." for i in range(300)]
-    write(tmp_path / "ntrex" / "de-en.tsv.gz", [f"Deutscher Satz {i}.\t{e}\n" for i, e in enumerate(english)])
-    write(tmp_path / "newstest" / "de-en.tsv.gz", [f"Nachricht {i}.\tNews {i}.\n" for i in range(400)])
+    write_gz(tmp_path / "ntrex" / "de-en.tsv.gz", [f"Deutscher Satz {i}.\t{e}\n" for i, e in enumerate(english)])
+    write_gz(tmp_path / "newstest" / "de-en.tsv.gz", [f"Nachricht {i}.\tNews {i}.\n" for i in range(400)])
     return tmp_path
 
 
