@@ -7,9 +7,10 @@ from __future__ import annotations
 from xlingua.data.benchmarks import read_tatoeba
 from xlingua.data.examples import l10n_path, read_pairs
 from xlingua.training.config import MINING, EvalConfig
-from xlingua.training.evaluators import MiningEvaluator, RetrievalEvaluator, dev_accuracy, general_dev_pairs
+from xlingua.training.evaluators import (Evaluator, MiningEvaluator, QEEvaluator, RetrievalEvaluator, dev_accuracy,
+                                         general_dev_pairs)
 
-__all__ = ["DevEvaluator", "DevMiningEvaluator", "dev_accuracy", "tatoeba_pairs"]
+__all__ = ["DevEvaluator", "DevMiningEvaluator", "dev_accuracy", "dev_evaluators", "tatoeba_pairs"]
 
 
 def tatoeba_pairs(lang: str, limit: int | None = None) -> list[tuple[str, str]]:
@@ -60,3 +61,9 @@ class DevMiningEvaluator(MiningEvaluator):
         if small:  # caught before training starts, not at the first evaluation
             raise ValueError(f"dev mining set(s) {small} have fewer than 2 dev pairs: choose other mining languages")
         super().__init__(sets, name=MINING)
+
+
+def dev_evaluators(config: EvalConfig) -> list[Evaluator]:
+    """The evaluators an eval block asks for (retrieval, QE, mining), each built once; the trainer
+    merges their metrics into one dict, named as `config.metric_names()` names them."""
+    return [e for e in (DevEvaluator(config), QEEvaluator(config.qe_pairs), DevMiningEvaluator(config)) if e]

@@ -27,8 +27,7 @@ from xlingua.io import atomic_open
 from xlingua.objectives import distributed as ddp
 from xlingua.training.checkpoint import CHECKPOINT, changed_settings
 from xlingua.training.config import EvalConfig, TrainConfig
-from xlingua.training.evaluate import DevEvaluator, DevMiningEvaluator
-from xlingua.training.evaluators import QEEvaluator
+from xlingua.training.evaluate import dev_evaluators
 from xlingua.training.loop import LOG, LoopSettings, TrainingLoop
 from xlingua.training.model import SentenceModel
 from xlingua.training.tasks import build_task
@@ -143,8 +142,7 @@ class Trainer(TrainingLoop):
                                                          config.rows_lr), lr=config.lr)
         self.scheduler = torch.optim.lr_scheduler.LambdaLR(self.optimizer, lr_lambda(config))
         # their metrics are merged into one dict ("mean" stays the retrieval sets' mean)
-        self.evaluators = [e for e in (DevEvaluator(config.eval), QEEvaluator(config.eval.qe_pairs),
-                                       DevMiningEvaluator(config.eval)) if e]
+        self.evaluators = dev_evaluators(config.eval)
         sizes = np.array([t.config.weight * (len(t.examples) if config.sampling == "proportional" else 1)
                           for t in self.tasks], dtype=np.float64)
         self.task_probs = sizes / sizes.sum()
