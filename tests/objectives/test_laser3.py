@@ -71,3 +71,20 @@ def test_without_the_students_english_pass_the_teachers_vectors_stand_in_and_the
     assert not skipped.student_english and skipped.objective.rank_against == "teacher"
     assert skipped.loss(model, batch).item() == pytest.approx(Laser3Loss(rank_against="teacher")(XX, T, T).item())
     assert calls == [["x1", "x2"]]
+
+
+def test_similarity_distillation_matches_the_teachers_in_batch_distribution():
+    from xlingua.objectives.similarity_distillation import SimilarityDistillationLoss
+
+    # teacher rows e1, e2: P = [p, 1 - p] and [1 - p, p] with p = 1 / (1 + e^-20); the student's
+    # translations (0.6, 0.8) and e2 against English e1, e1 give equal logits: Q uniform in both rows
+    p = 1 / (1 + exp(-20))
+    kl = p * log(2 * p) + (1 - p) * log(2 * (1 - p))
+    assert SimilarityDistillationLoss()(XX, EN, T).item() == pytest.approx(kl, abs=1e-6)
+    # a student whose similarities are the teacher's has nothing to learn
+    assert SimilarityDistillationLoss()(T, T, T).item() == pytest.approx(0.0, abs=1e-6)
+    assert Laser3Loss(ranking_weight=0.0, similarity_weight=0.5)(XX, EN, T).item() == pytest.approx(0.7 + 0.5 * kl, abs=1e-5)
+    # its gradient reaches the student's English side too (ranked against the student)
+    en = EN.clone().requires_grad_()
+    Laser3Loss(ranking_weight=0.0, english_weight=0.0, similarity_weight=1.0)(XX, en, T).backward()
+    assert en.grad.abs().sum() > 0

@@ -9,13 +9,15 @@ those languages in the mix keep them there (`xlingua extend`). Translation ranki
 2019, objectives.translation_ranking) on the same batch pushes each sentence away from the other
 translations in the batch, which retrieval needs and a pull towards one point alone does not give.
 
-    L = (D(M(t), T(s)) + w_en D(M(s), T(s))) / (1 + w_en) + w_rank R(M(t), E)
+    L = (D(M(t), T(s)) + w_en D(M(s), T(s))) / (1 + w_en) + w_rank R(M(t), E) + w_sim K(M(t), E, T(s))
 
 s English, t its translation, T the frozen teacher, M the student, D the distillation distance
 (objectives.distillation: squared distance of unit vectors, or 1 - cos), R the ranking loss, E
 the English side ranked against: M(s) (`rank_against: student`) or, as in LASER3, where the
 English side is the teacher's, T(s) (`rank_against: teacher`): then ranking moves only the
-translations, and graded similarity among English sentences is left to the teacher's.
+translations, and graded similarity among English sentences is left to the teacher's. K
+(objectives.similarity_distillation, `similarity_weight`, 0 unless set) matches the student's
+in-batch similarities to the teacher's, for students far smaller than their teacher.
 
 When only the new pieces' rows train (`xlingua extend --rows-only`), English text, which holds no
 new piece, embeds exactly as the teacher's: `student_english: false` then takes M(s) = T(s) and
@@ -30,12 +32,14 @@ from torch import nn
 
 from xlingua.objectives.base import register
 from xlingua.objectives.distillation import DistillationLoss, DistillationTask
+from xlingua.objectives.similarity_distillation import SimilarityDistillationLoss
 from xlingua.objectives.translation_ranking import TranslationRankingLoss
 
 
 class Laser3Loss(nn.Module):
     def __init__(self, metric: str = "mse", english_weight: float = 1.0, ranking_weight: float = 1.0,
-                 scale: float = 20.0, margin: float = 0.0, rank_against: str = "student"):
+                 scale: float = 20.0, margin: float = 0.0, rank_against: str = "student",
+                 similarity_weight: float = 0.0):
         super().__init__()
         if rank_against not in ("student", "teacher"):
             raise ValueError(f"rank_against is 'student' or 'teacher', got {rank_against!r}")
@@ -43,13 +47,17 @@ class Laser3Loss(nn.Module):
         self.rank = TranslationRankingLoss(scale, margin)
         self.ranking_weight = ranking_weight
         self.rank_against = rank_against
+        self.similarity = SimilarityDistillationLoss(scale)
+        self.similarity_weight = similarity_weight
 
     def forward(self, translation: torch.Tensor, english: torch.Tensor, teacher_english: torch.Tensor) -> torch.Tensor:
         """translation: M(t) (n, d); english: M(s) (n, d); teacher_english: T(s) (n, d)."""
         loss = self.distill(translation, teacher_english, english)
+        side = teacher_english if self.rank_against == "teacher" else english
         if self.ranking_weight:
-            side = teacher_english if self.rank_against == "teacher" else english
             loss = loss + self.ranking_weight * self.rank(translation, side)
+        if self.similarity_weight:
+            loss = loss + self.similarity_weight * self.similarity(translation, side, teacher_english)
         return loss
 
 
@@ -57,7 +65,7 @@ class Laser3Loss(nn.Module):
 class Laser3Task(DistillationTask):
     """Examples (xx, english, ...). Options: teacher (encoder spec; `xlingua extend` passes the
     start model), teacher_cache, metric, english_weight, ranking_weight, scale, margin,
-    rank_against, student_english (false: the teacher's English vectors stand for the student's)."""
+    rank_against, similarity_weight, student_english (false: the teacher's English vectors stand for the student's)."""
 
     loss_class = Laser3Loss
 
