@@ -88,3 +88,36 @@ def test_similarity_distillation_matches_the_teachers_in_batch_distribution():
     en = EN.clone().requires_grad_()
     Laser3Loss(ranking_weight=0.0, english_weight=0.0, similarity_weight=1.0)(XX, en, T).backward()
     assert en.grad.abs().sum() > 0
+
+
+def test_own_target_pulls_each_translation_to_the_teachers_vector_of_itself():
+    # T(t) = the student's own translations: their distance is 0; the English side's stays 0 and 2
+    # -> (0 + 1.0) / 2; the ranking is the same as with the English target
+    rank = (log(2) + (log(1 + exp(-12)) + log(1 + exp(12))) / 2) / 2
+    assert Laser3Loss()(XX, EN, T, XX).item() == pytest.approx(0.5 + rank, abs=1e-5)
+    # T(t) = T(s) is the English target
+    assert Laser3Loss()(XX, EN, T, T).item() == pytest.approx(Laser3Loss()(XX, EN, T).item(), abs=1e-6)
+
+
+def test_own_target_asks_the_teacher_for_the_batchs_translations():
+    from xlingua.training.config import TaskConfig
+
+    asked = []
+
+    class FakeTeacher:
+        def vectors(self, texts, show_progress=False):
+            asked.append(list(texts))
+            return XX.numpy() / 5  # rows of norm 1 and 1
+
+    task = Laser3Task(TaskConfig("new", "laser3", {}, options={"teacher": "t", "target": "own"}),
+                      [("x1", "e1"), ("x2", "e2")], 2)
+    task._row, task._vectors, task._teacher = {"e1": 0, "e2": 1}, T, FakeTeacher()
+    assert task.keeps_teacher()
+    model = lambda texts: {"embedding": XX if texts[0].startswith("x") else EN}  # noqa: E731
+    got = task.loss(model, [("x2", "e2"), ("x1", "e1")]).item()
+    assert asked == [["x2", "x1"]]
+    assert got == pytest.approx(Laser3Loss()(XX, EN, T[[1, 0]], XX / 5).item(), abs=1e-6)
+    english = Laser3Task(TaskConfig("new", "laser3", {}, options={"teacher": "t"}), [("x1", "e1")], 2)
+    assert english.target == "english" and not english.keeps_teacher()
+    with pytest.raises(ValueError, match="task 'new': target is 'english' or 'own', got 'self'"):
+        Laser3Task(TaskConfig("new", "laser3", {}, options={"teacher": "t", "target": "self"}), [], 2)

@@ -84,6 +84,24 @@ def test_student_keeps_the_chosen_layers_renumbered(four, pairs_file, tmp_path):
     assert torch.equal(again.model.encoder.layer[0].output.dense.weight, saved["encoder.layer.1.output.dense.weight"])
 
 
+def test_a_student_with_its_own_targets_trains_and_caches_the_teachers_vectors_of_its_translations(
+        four, pairs_file, tmp_path):
+    cfg = student_config(four, tmp_path / "run", pairs_file)
+    cfg.tasks[0].options["target"] = "own"
+    trainer = Trainer(cfg)
+    trainer.train(show_progress=False)
+    from xlingua.encoders.cache import EmbeddingCache
+    from xlingua.encoders.loading import load_encoder
+
+    teacher = load_encoder(str(four))
+    translations = sorted({e[0] for e in trainer.tasks[0].examples})
+    cached = EmbeddingCache(teacher.fingerprint(), tmp_path / "teacher_cache").get(translations)
+    # three steps of four pairs: the translations the batches held, embedded by the full teacher
+    assert 1 <= len(cached) <= 12 and set(cached) <= set(translations)
+    texts = sorted(cached)
+    np.testing.assert_allclose(np.stack([cached[t] for t in texts]), teacher.encode(texts), atol=1e-6)
+
+
 @pytest.mark.parametrize("value, said", [
     ("[]", "layers must be a non-empty list of layer indices of the start model, e.g. [0, 4, 8, 11]; got []"),
     ("4", "layers must be a non-empty list of layer indices of the start model, e.g. [0, 4, 8, 11]; got 4"),

@@ -38,10 +38,12 @@ class DistillationLoss(nn.Module):
         return ((s - t) ** 2).sum(-1)
 
     def forward(self, translation: torch.Tensor, teacher_english: torch.Tensor,
-                english: torch.Tensor | None = None) -> torch.Tensor:
+                english: torch.Tensor | None = None, teacher_translation: torch.Tensor | None = None) -> torch.Tensor:
         """translation: student(t_j) (n, d); teacher_english: T(s_j) (n, d); english:
-        student(s_j) (n, d) or None to match the translations alone."""
-        loss = self.distance(translation, teacher_english).mean()
+        student(s_j) (n, d) or None to match the translations alone; teacher_translation: T(t_j)
+        (n, d), the translations' own target instead of T(s_j), or None."""
+        own = teacher_english if teacher_translation is None else teacher_translation
+        loss = self.distance(translation, own).mean()
         if english is None or not self.english_weight:
             return loss
         w = self.english_weight
@@ -65,17 +67,24 @@ class DistillationTask(TrainingTask):
         self.dim = dim
         self._row: dict[str, int] = {}
         self._vectors: torch.Tensor | None = None
+        self._teacher = None  # the loaded teacher, while a subclass still asks it for rows
 
     def prepare(self, model, output_dir):
-        from xlingua.encoders.teacher import teacher_vectors
+        from xlingua.encoders.teacher import Teacher
 
+        self._teacher = Teacher(self.teacher, self.teacher_cache)
         english = sorted({e[1] for e in self.examples})
-        vecs = teacher_vectors(self.teacher, english, self.teacher_cache, show_progress=rank() == 0)
+        vecs = self._teacher.vectors(english, show_progress=rank() == 0)
         if vecs.shape[1] != self.dim:
             raise ValueError(f"task {self.name!r}: teacher {self.teacher!r} gives {vecs.shape[1]}-d vectors, "
                              f"the student {self.dim}-d; they must match")
         self._row = {t: i for i, t in enumerate(english)}
         self._vectors = torch.from_numpy(vecs)
+        if not self.keeps_teacher():
+            self._teacher = None  # every target is in _vectors: free the teacher's weights
+
+    def keeps_teacher(self) -> bool:
+        return False
 
     def loss(self, model, batch, indices=None):
         target = self._vectors[[self._row[e[1]] for e in batch]]
