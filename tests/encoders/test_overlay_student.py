@@ -131,3 +131,20 @@ def test_ship_refuses_a_student_record_that_does_not_fit(student, packages, tmp_
     with pytest.raises(ValueError, match="config.json: differs from e5-small's in num_hidden_layers"):
         ship_overlay(bad, tmp_path / "out")
     assert not (tmp_path / "out").exists()
+
+
+def test_a_narrower_student_is_refused_on_one_line(base, packages, tmp_path):
+    from xlingua.training.config import config_from_dict
+    from xlingua.training.trainer import Trainer
+
+    pairs = tmp_path / "pairs.tsv"
+    pairs.write_text("the cat\tbig dog\nhello world\ta mat\n")
+    cfg = config_from_dict({
+        "model": str(base), "output_dir": str(tmp_path / "run"), "layers": [0, 2], "intermediate_size": 16,
+        "freeze": ["word_embeddings"], "max_steps": 1, "batch_size": 2, "max_seq_length": 16, "warmup_steps": 1,
+        "tasks": [{"name": "tr", "objective": "translation_ranking", "data": {"type": "tsv", "path": str(pairs)}}]})
+    narrow = Trainer(cfg).train(show_progress=False)
+    res = CliRunner().invoke(app, ["ship", str(narrow), "-o", str(packages / "xlingua-small")])
+    assert res.exit_code == 2
+    assert "config.json: differs from e5-small's in intermediate_size" in res.output
+    assert not (packages / "xlingua-small").exists()

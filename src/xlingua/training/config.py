@@ -105,6 +105,9 @@ class TrainConfig:
     # indices of the start model's transformer layers to keep (a student of fewer layers):
     # they become layers 0..k-1 in this order; None keeps every layer
     layers: list | None = None
+    # feed-forward units each layer keeps (a narrower student: SentenceModel.narrow_feed_forward);
+    # None keeps them all
+    intermediate_size: int | None = None
     sampling: str = "cycle"        # cycle | proportional (weight x size) | weighted (weight alone)
     max_minutes: float = 0.0       # training time summed over resumes (0 = none)
     log_every: int = 10
@@ -139,6 +142,10 @@ class TrainConfig:
                 raise ValueError(f"{where}: {key} must be at least 1")
         if self.layers is not None:
             check_layers(self.layers, where)
+        size = self.intermediate_size
+        if size is not None and (type(size) is not int or size < 1):
+            raise ValueError(f"{where}: intermediate_size must be a whole number of feed-forward units "
+                             f"from 1, got {size!r}")
         if self.eval_every:  # select picks a step only where there are evaluations
             self.eval.check(where)
         return self

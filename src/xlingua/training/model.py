@@ -9,7 +9,10 @@ in `xlingua embed --model DIR`, `xlingua eval` and sentence-transformers.
 
 A student keeps some of the start model's transformer layers (`keep_layers`, the recipe's
 `layers`); what it saves records them as `layers_from` (indices into the model the chain of
-students started from), which `xlingua ship` reads to overlay the student on that model.
+students started from), which `xlingua ship` reads to overlay the student on that model. A
+narrower student also keeps fewer feed-forward units in each layer (`narrow_feed_forward`, the
+recipe's `intermediate_size`); its config.json says so, and `xlingua ship` refuses it (an overlay
+keeps the base's architecture).
 """
 from __future__ import annotations
 
@@ -69,6 +72,29 @@ class SentenceModel(nn.Module):
         self.model.config.num_hidden_layers = len(kept)
         self.layers_from = [self.layers_from[i] for i in layers] if self.layers_from else list(layers)
 
+    def narrow_feed_forward(self, size: int, where: str = "intermediate_size") -> None:
+        """Keep `size` of each layer's feed-forward units, those of the largest weights (the norm
+        of a unit's input row times that of its output column: magnitude pruning of whole units,
+        as Li et al. 2017, "Pruning Filters for Efficient ConvNets", prune filters), in their order.
+        Units whose output column is zero change nothing when dropped."""
+        blocks = getattr(getattr(self.model, "encoder", None), "layer", None)
+        if not isinstance(blocks, nn.ModuleList) or not all(
+                hasattr(b, "intermediate") and hasattr(b, "output") for b in blocks):
+            raise ValueError(f"{where}: intermediate_size: a {type(self.model).__name__} has no BERT-like "
+                             "feed-forward layers (layer.intermediate.dense, layer.output.dense) to narrow")
+        width = self.model.config.intermediate_size
+        if size > width:
+            raise ValueError(f"{where}: intermediate_size {size} is above the start model's {width}; "
+                             "a student can only keep fewer feed-forward units")
+        for block in blocks:
+            up, down = block.intermediate.dense, block.output.dense
+            with torch.no_grad():
+                score = up.weight.norm(dim=1) * down.weight.norm(dim=0)
+                keep = torch.topk(score, size).indices.sort().values
+                block.intermediate.dense = _linear(up.weight[keep], up.bias[keep])
+                block.output.dense = _linear(down.weight[:, keep], down.bias)
+        self.model.config.intermediate_size = size
+
     @property
     def dim(self) -> int:
         return self.encoder.dim
@@ -109,6 +135,13 @@ class SentenceModel(nn.Module):
         if self.layers_from:
             meta = {LAYERS_FROM: self.layers_from, **meta}
         return self.encoder.save(path, trained_by="xlingua train", **meta)
+
+
+def _linear(weight: torch.Tensor, bias: torch.Tensor) -> nn.Linear:
+    out = nn.Linear(weight.shape[1], weight.shape[0], dtype=weight.dtype, device=weight.device)
+    out.weight.data.copy_(weight)
+    out.bias.data.copy_(bias)
+    return out
 
 
 def _recorded_layers(path) -> list[int] | None:

@@ -126,6 +126,8 @@ class Trainer(TrainingLoop):
         self.model = model if model is not None else SentenceModel.load(config.model, config.max_seq_length)
         if config.layers is not None:  # before anything counts or copies the parameters
             self.model.keep_layers(config.layers, where=f"model {config.model}")
+        if config.intermediate_size is not None:
+            self.model.narrow_feed_forward(config.intermediate_size, where=f"model {config.model}")
         self.model.max_seq_length = config.max_seq_length
         self.model.precision = config.precision
         self.frozen = freeze(self.model, config.freeze)
