@@ -24,7 +24,7 @@ instead of T(s): for a student compressed from a teacher that already reads the 
 layers of the same model), T(t) is a function of the student's own input, which it can learn to
 reproduce, while T(s) also carries what the English wording adds; T(s) still anchors the English
 side and the ranking. The translations' teacher vectors are embedded as batches first ask for them
-and cached (a 4,000-step run meets about a third of the general corpus's translations).
+and cached, since a run meets only the translations its batches draw.
 
 When only the new pieces' rows train (`xlingua extend --rows-only`), English text, which holds no
 new piece, embeds exactly as the teacher's: `student_english: false` then takes M(s) = T(s) and
