@@ -1,17 +1,15 @@
 """A narrower student (`intermediate_size:` of the encoder recipe) keeps each layer's feed-forward
 units of the largest weights, gives the same vectors when the units it drops contributed nothing,
-trains, saves a model that loads at its width, and is refused by `xlingua ship` and by bad
-settings on one line."""
+trains, saves a model that loads at its width, and refuses bad widths on one line (`xlingua ship`
+refusing a narrower student: tests/encoders/test_overlay_student.py)."""
 from __future__ import annotations
 
 import json
 
 import pytest
 import torch
-from typer.testing import CliRunner
 
 from tests.training.conftest import make_tiny_model_dir
-from xlingua.cli import app
 from xlingua.training.config import config_from_dict
 from xlingua.training.model import SentenceModel
 from xlingua.training.trainer import Trainer

@@ -21,7 +21,6 @@ class Teacher:
             from xlingua.encoders.loading import load_encoder
 
             encoder = load_encoder(spec)
-        self.spec = spec
         self.cached = CachedEncoder(encoder, cache_dir, chunk_size=2048)
 
     def vectors(self, texts: Sequence[str], show_progress: bool = False) -> np.ndarray:

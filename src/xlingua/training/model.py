@@ -58,8 +58,8 @@ class SentenceModel(nn.Module):
 
     def keep_layers(self, layers: list[int], where: str = "layers") -> None:
         """Keep only the transformer layers `layers` (increasing indices), renumbered 0..k-1."""
-        blocks = getattr(getattr(self.model, "encoder", None), "layer", None)
-        if not isinstance(blocks, nn.ModuleList):
+        blocks = self._blocks()
+        if blocks is None:
             raise ValueError(f"{where}: layers: a {type(self.model).__name__} has no list of layers to choose "
                              "from; only BERT-like models (model.encoder.layer) keep some of their layers")
         check_layers(layers, where, count=len(blocks))
@@ -72,13 +72,18 @@ class SentenceModel(nn.Module):
         self.model.config.num_hidden_layers = len(kept)
         self.layers_from = [self.layers_from[i] for i in layers] if self.layers_from else list(layers)
 
+    def _blocks(self) -> nn.ModuleList | None:
+        """The transformer's list of layers (model.encoder.layer of a BERT-like model), or None."""
+        blocks = getattr(getattr(self.model, "encoder", None), "layer", None)
+        return blocks if isinstance(blocks, nn.ModuleList) else None
+
     def narrow_feed_forward(self, size: int, where: str = "intermediate_size") -> None:
         """Keep `size` of each layer's feed-forward units, those of the largest weights (the norm
         of a unit's input row times that of its output column: magnitude pruning of whole units,
         as Li et al. 2017, "Pruning Filters for Efficient ConvNets", prune filters), in their order.
         Units whose output column is zero change nothing when dropped."""
-        blocks = getattr(getattr(self.model, "encoder", None), "layer", None)
-        if not isinstance(blocks, nn.ModuleList) or not all(
+        blocks = self._blocks()
+        if blocks is None or not all(
                 hasattr(b, "intermediate") and hasattr(b, "output") for b in blocks):
             raise ValueError(f"{where}: intermediate_size: a {type(self.model).__name__} has no BERT-like "
                              "feed-forward layers (layer.intermediate.dense, layer.output.dense) to narrow")
