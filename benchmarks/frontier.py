@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from pathlib import Path
 
@@ -23,6 +24,8 @@ RUN_KEYS = ("cpu", "sentences", "page", "command")
 POINT_KEYS = ("model", "run", "sentences_per_s", "tatoeba36", "quality")
 COLOURS = ("tab:blue", "tab:orange", "tab:green", "tab:purple", "tab:red")
 MARKERS = ("o", "s", "^", "D", "v")
+XLIM = (10, 200_000)
+YLIM = (35, 115)
 
 
 class FrontierError(ValueError):
@@ -65,20 +68,31 @@ def load_frontier(path: Path) -> tuple[dict, list[dict]]:
     return runs, points
 
 
-def label_rises(points: list[dict], band: float = 1.0, step: int = 11) -> list[tuple[int, dict]]:
-    """Each point with the height (typographic points) of its label above it. Points within
-    `band` of one accuracy form a row; their labels stack, the rightmost lowest, so each leader
-    line drops to its point left of the labels below it."""
-    rows: list[list[dict]] = []
+def label_rises(points: list[dict], pts_per_unit: float, pts_per_decade: float, fontsize: float = 7,
+                step: float = 11, lowest: float = 8, band: float = 1.0) -> list[tuple[float, dict]]:
+    """Each point with the height (typographic points) of its label above it. Labels start at their
+    point's x. Rows of points within `band` of one accuracy are placed lowest row first, the
+    rightmost point of a row first, so leader lines drop to points left of the labels below them;
+    each label goes as low as it can without touching a label already placed over the same
+    stretch of x, in its row or a lower one."""
+    rows: list[list[dict]] = []  # points within `band` of one accuracy
     for p in sorted(points, key=lambda p: tatoeba_mean(p["tatoeba36"])):
         if rows and tatoeba_mean(p["tatoeba36"]) - tatoeba_mean(rows[-1][0]["tatoeba36"]) <= band:
             rows[-1].append(p)
         else:
             rows.append([p])
+    placed: list[tuple[float, float, float]] = []  # x from, x to, y of each label's baseline, in points
     rises = []
-    for row in rows:
-        for j, p in enumerate(sorted(row, key=lambda p: -p["sentences_per_s"])):
-            rises.append((8 + step * j, p))
+    for p in [p for row in rows for p in sorted(row, key=lambda p: -p["sentences_per_s"])]:
+        x0 = math.log10(p["sentences_per_s"]) * pts_per_decade
+        x1 = x0 + 0.55 * fontsize * len(p.get("label", p["model"]))
+        y = tatoeba_mean(p["tatoeba36"]) * pts_per_unit
+        top = y + lowest
+        # a label exactly `step` above another clears it (the margin keeps rounding from looping)
+        while clash := [ly for a, b, ly in placed if a < x1 and x0 < b and abs(ly - top) < step - 1e-6]:
+            top = max(clash) + step
+        placed.append((x0, x1, top))
+        rises.append((top - y, p))
     return rises
 
 
@@ -96,22 +110,26 @@ def draw(runs: dict, points: list[dict], png: Path) -> None:
             ax.plot([p["sentences_per_s"] for p in mine], [tatoeba_mean(p["tatoeba36"]) for p in mine],
                     MARKERS[n % len(MARKERS)], color=colour[name], markersize=7,
                     label=f"{run['cpu']}, {run['sentences']}")
-    for rise, p in label_rises(points):
+    ax.set_xscale("log")
+    ax.set_xlabel("sentences/s (log scale; compare within one colour)")
+    ax.set_ylabel("Tatoeba-36 accuracy, ratio margin")
+    ax.set_ylim(YLIM)  # room above for the stacked labels
+    ax.set_yticks(range(40, 101, 10))
+    ax.set_xlim(XLIM)
+    ax.grid(True, which="major", alpha=0.3)
+    ax.legend(fontsize=7, loc="lower right")
+    ax.set_title("xlingua's models: speed against quality", fontsize=10)
+    fig.tight_layout()
+    box = ax.get_window_extent()  # pixels: the axes' size in points places the labels
+    pts = 72 / fig.dpi
+    rises = label_rises(points, pts_per_unit=box.height * pts / (YLIM[1] - YLIM[0]),
+                        pts_per_decade=box.width * pts / math.log10(XLIM[1] / XLIM[0]))
+    for rise, p in rises:
         ax.annotate(p.get("label", p["model"]), (p["sentences_per_s"], tatoeba_mean(p["tatoeba36"])),
                     textcoords="offset points", xytext=(0, rise), ha="left", va="bottom", fontsize=7,
                     color=colour[p["run"]],
                     arrowprops={"arrowstyle": "-", "color": colour[p["run"]], "lw": 0.5, "shrinkB": 4,
                                 "relpos": (0, 0)})
-    ax.set_xscale("log")
-    ax.set_xlabel("sentences/s (log scale; compare within one colour)")
-    ax.set_ylabel("Tatoeba-36 accuracy, ratio margin")
-    ax.set_ylim(35, 112)  # room above for the stacked labels
-    ax.set_yticks(range(40, 101, 10))
-    ax.set_xlim(10, 200_000)
-    ax.grid(True, which="major", alpha=0.3)
-    ax.legend(fontsize=7, loc="lower right")
-    ax.set_title("xlingua's models: speed against quality", fontsize=10)
-    fig.tight_layout()
     with atomic_path(png) as tmp:
         fig.savefig(tmp, format="png")
     plt.close(fig)

@@ -36,10 +36,27 @@ def test_shipped_frontier_names_pages_that_exist():
         assert (ROOT / page.partition("#")[0]).is_file(), page
 
 
-def test_labels_of_one_row_stack_rightmost_lowest():
+def rises_of(points):
+    # 4 points of height per accuracy point, 100 points of width per decade of speed
+    return {p["model"]: rise for rise, p in frontier.label_rises(points, pts_per_unit=4, pts_per_decade=100)}
+
+
+def test_labels_apart_in_x_do_not_stack():
     a, b, c = point("a", 10, mean=91.0), point("b", 1000, mean=91.5), point("c", 100, mean=60.0)
-    rises = {p["model"]: rise for rise, p in frontier.label_rises([a, b, c])}
-    assert rises == {"c": 8, "b": 8, "a": 19}
+    assert rises_of([a, b, c]) == {"c": 8, "b": 8, "a": 8}
+
+
+def test_labels_of_one_row_over_the_same_x_stack_rightmost_lowest():
+    # "a long label" runs 0.55 * 7 * 12 = 46 points right of x = 100, over b's label at x = 108
+    a, b = point("a long label", 10, mean=91.0), point("b", 12, mean=91.5)
+    # b at 91.5 * 4 + 8 = 374; a would sit at 91.0 * 4 + 8 = 372, within 11 of it: 374 + 11 - 364
+    assert rises_of([a, b]) == {"b": 8, "a long label": 21}
+
+
+def test_a_label_clears_the_row_below_it():
+    # rows apart (1.5 > band 1) but labels 6 points apart at the lowest rise: the upper one moves up
+    c, d = point("c", 100, mean=60.0), point("d", 100, mean=61.5)
+    assert rises_of([c, d]) == {"c": 8, "d": 13}
 
 
 def test_unknown_run_names_file_and_point(tmp_path):
