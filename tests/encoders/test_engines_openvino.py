@@ -128,3 +128,30 @@ def test_layer_and_unknown_settings_are_refused(tiny_dir, cache):
     pytest.importorskip("nncf")
     with pytest.raises(ValueError, match=r"keep_float: unknown kinds \['ffn'\]; choose from qkv, attn-out"):
         ov_engine.quantize_int8(None, None, [], {"keep_float": ["ffn"]})
+
+
+def test_a_model_directory_runs_on_each_engine_by_its_spec(tiny_dir, cache, reference):
+    from xlingua.encoders.loading import load_encoder
+
+    fp32 = load_encoder(f"openvino:{tiny_dir}", cache=cache, threads=1)
+    assert isinstance(fp32, ov_engine.TransformerOpenVinoEncoder) and fp32.name == f"openvino:{tiny_dir}"
+    np.testing.assert_allclose(fp32.encode(TEXTS), reference, atol=1e-5)
+    hint = load_encoder(f"ov-bf16:{tiny_dir}", cache=cache, threads=1)
+    assert hint.ov_dir == fp32.ov_dir  # one conversion, another precision hint
+    assert _cos(hint.encode(TEXTS), reference).min() >= (0.99 if hint.matmul_dtype == "bf16" else 0.99999)
+    # each engine's name enters the fingerprint: no cache mixes their vectors with torch's
+    assert len({fp32.fingerprint(), hint.fingerprint(), TransformerEncoder(tiny_dir).fingerprint()}) == 3
+
+
+def test_a_model_directory_without_openvino_is_refused_in_one_line(tiny_dir, monkeypatch):
+    import importlib.util
+
+    from xlingua.encoders.engines import MissingPackage
+    from xlingua.encoders.loading import load_encoder
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "openvino" else real(name, *a))
+    monkeypatch.setattr(TransformerEncoder, "__init__", lambda *a, **k: pytest.fail("loaded the model first"))
+    with pytest.raises(MissingPackage) as err:
+        load_encoder(f"ov-bf16:{tiny_dir}")
+    assert str(err.value) == f"ov-bf16:{tiny_dir} needs openvino: pip install 'xlingua[openvino]'"

@@ -32,14 +32,15 @@ def test_every_spec_of_the_package_is_declared_once_in_the_order_they_are_tried(
     assert len(patterns) == len(set(patterns))
     assert set(patterns) == {"BASE+meaning:PATH", "BASE+meaning", "A,B", "bundled", "e5-small", "xlingua-small", "xlingua-small-v2", "xlingua-small-v3", "xlingua-small-v4",
                              "xlingua-qe", "use", "bundled:PATH", "e5-small:PATH", "xlingua-small:PATH", "xlingua-small-v2:PATH", "xlingua-small-v3:PATH", "xlingua-small-v4:PATH", "xlingua-qe:PATH",
-                             "laser:PATH", "bf16:PATH", "static-small", "static:PATH", "PATH"}
+                             "laser:PATH", "bf16:PATH", "openvino:PATH", "ov-bf16:PATH", "ov-int8:PATH", "static-small", "static:PATH",
+                             "PATH"}
     assert patterns[:3] == ["BASE+meaning:PATH", "BASE+meaning", "A,B"]  # longest separator first
     assert patterns[-1] == "PATH"  # the last resort
 
 
 @pytest.mark.parametrize("spec, builder, args", [
     ("bundled", "_e5_family", ()), (" bundled:fast ", "_e5_family", ("fast",)), ("use", "_use", ()),
-    ("laser:runs/l", "_laser", ("runs/l",)), ("bf16:d", "_bf16", ("d",)),
+    ("laser:runs/l", "_laser", ("runs/l",)), ("bf16:d", "_bf16", ("d",)), ("ov-bf16:d", "_ov_bf16_dir", ("d",)),
     ("static-small", "_packaged", ()), ("static:runs/s/model", "_static", ("runs/s/model",)),
     ("a,b,c", "_concat", ("a", "b,c")), ("a,b+meaning:p,q", "_meaning", ("a,b", "p,q")),
     ("a,b+meaning", "_shipped_meaning", ("a,b",)), ("org/model", "_transformer", ("org/model",)),

@@ -8,6 +8,8 @@
                    calibrated on calibration.json (training-side l10n text), settings INT8: the
                    feed-forward outputs and the attention scores' inputs stay in float, since
                    quantizing them cost up to 0.03 of cosine on some sentences (docs/engines.md)
+  ENGINE:PATH      each of the three on a BERT model directory, e.g. one `xlingua train` wrote
+                   (`ov-bf16:runs/train/mini/best`), as `bf16:PATH` is torch bf16 on one
 
 The conversion runs once and is cached in xlingua's cache (xlingua_home()/engines/), keyed by the
 model's identity (the stamp of its cached directory, or its files), the OpenVINO (and NNCF)
@@ -30,10 +32,12 @@ import torch
 
 from xlingua.encoders.e5 import BundledTorchEncoder
 from xlingua.encoders.e5_base import cached_dir
+from xlingua.encoders import engines
 from xlingua.encoders.engines import register_engine
-from xlingua.encoders.hf import LastHidden
+from xlingua.encoders.hf import LastHidden, TransformerEncoder
 from xlingua.encoders.manifest import OPENVINO_DIR, OV_INT8_DIR
 from xlingua.encoders.quiet import quiet_transformers
+from xlingua.encoders.registry import register_spec
 from xlingua.encoders.saving import XLINGUA_FILE
 from xlingua.io import atomic_dir, write_json
 from xlingua.paths import xlingua_home
@@ -240,3 +244,34 @@ def _ov_bf16(**options) -> BundledOpenVinoEncoder:
                  needs=("openvino", "nncf"), pip=PIP)
 def _ov_int8(**options) -> BundledOpenVinoEncoder:
     return BundledOpenVinoEncoder(engine="ov-int8", **options)
+
+
+
+class TransformerOpenVinoEncoder(OpenVinoStates, TransformerEncoder):
+    """`openvino:PATH`, `ov-bf16:PATH`, `ov-int8:PATH`: a BERT model directory (e.g. one `xlingua
+    train` wrote) on an OpenVINO engine, as `bf16:PATH` runs one on torch bf16. The conversion is
+    cached by the directory's files, so a retrained model converts again."""
+
+    def __init__(self, model, engine: str = "openvino", threads: int | None = None,
+                 settings: dict | None = None, cache: Path | None = None, **options):
+        spec = f"{engine}:{model}"
+        engines.engine(engine).require(spec)  # one line naming the pip command, before loading
+        super().__init__(model, **options)
+        self.name = spec
+        self._start_openvino(engine, threads, settings, cache)
+
+
+@register_spec("openvino:PATH", "a BERT model directory (e.g. one `xlingua train` wrote) on OpenVINO, fp32")
+def _openvino_dir(path: str, **options) -> TransformerOpenVinoEncoder:
+    return TransformerOpenVinoEncoder(path, engine="openvino", **options)
+
+
+@register_spec("ov-bf16:PATH", "a BERT model directory on OpenVINO with the bf16 precision hint "
+               "(for CPUs with native bf16, like bundled:ov-bf16)")
+def _ov_bf16_dir(path: str, **options) -> TransformerOpenVinoEncoder:
+    return TransformerOpenVinoEncoder(path, engine="ov-bf16", **options)
+
+
+@register_spec("ov-int8:PATH", "a BERT model directory on OpenVINO, int8 by NNCF (as bundled:ov-int8)")
+def _ov_int8_dir(path: str, **options) -> TransformerOpenVinoEncoder:
+    return TransformerOpenVinoEncoder(path, engine="ov-int8", **options)
