@@ -30,9 +30,9 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from xlingua.encoders import engines
 from xlingua.encoders.e5 import BundledTorchEncoder
 from xlingua.encoders.e5_base import cached_dir
-from xlingua.encoders import engines
 from xlingua.encoders.engines import register_engine
 from xlingua.encoders.hf import LastHidden, TransformerEncoder
 from xlingua.encoders.manifest import OPENVINO_DIR, OV_INT8_DIR
@@ -244,7 +244,6 @@ def _ov_bf16(**options) -> BundledOpenVinoEncoder:
                  needs=("openvino", "nncf"), pip=PIP)
 def _ov_int8(**options) -> BundledOpenVinoEncoder:
     return BundledOpenVinoEncoder(engine="ov-int8", **options)
-
 
 
 class TransformerOpenVinoEncoder(OpenVinoStates, TransformerEncoder):
