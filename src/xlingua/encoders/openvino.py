@@ -69,16 +69,6 @@ KEEP_FLOAT = {
 CALIBRATION = "calibration.json"
 
 
-def require_openvino(spec: str, int8: bool = False):
-    try:
-        import openvino
-        if int8:
-            import nncf  # noqa: F401
-    except ImportError as exc:
-        raise ImportError(f"{spec} needs {exc.name}: {PIP}") from None
-    return openvino
-
-
 def to_openvino(model: torch.nn.Module):
     """A BertModel's last hidden state as an OpenVINO model (fp32), batch and length dynamic."""
     import openvino as ov
@@ -154,7 +144,9 @@ class OpenVinoStates:
 
     def _start_openvino(self, engine: str, threads: int | None, settings: dict | None = None,
                         cache: Path | None = None) -> None:
-        ov = require_openvino(f"{self.name.split(':')[0]}:{engine}", int8=engine == "ov-int8")
+        engines.engine(engine).require(self.name)  # one line naming the pip command
+        import openvino as ov
+
         if self.layer is not None:
             raise ValueError(f"the {engine} engine returns the last layer only; use :torch for layer=")
         self.int8_settings = {**INT8, **(settings or {})} if engine == "ov-int8" else None
