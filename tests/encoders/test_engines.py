@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-import importlib.util
 from pathlib import Path
 
 import pytest
@@ -24,11 +23,6 @@ def built(monkeypatch):
              for e in engines.engines()}
     monkeypatch.setattr(engines, "_ENGINES", table)
     return table
-
-
-def _without(monkeypatch, *modules):
-    real = importlib.util.find_spec
-    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name in modules else real(name, *a))
 
 
 def test_every_engine_is_declared_by_its_file():
@@ -61,10 +55,11 @@ def test_every_cpu_class_has_a_preference_ending_in_the_reference():
     ("avx2", (), {"layer": 6}, "torch"),
     ("other", (), {}, "torch"),
 ])
-def test_bundled_runs_the_first_installed_engine_of_its_cpu_class(cpu, missing, options, want, built, monkeypatch):
+def test_bundled_runs_the_first_installed_engine_of_its_cpu_class(cpu, missing, options, want, built, monkeypatch,
+                                                                    hide_packages):
     pytest.importorskip("openvino") if "openvino" not in missing and want.startswith("ov") else None
     monkeypatch.setattr(bundled, "cpu_class", lambda: cpu)
-    _without(monkeypatch, *missing)
+    hide_packages(*missing)
     assert loading.load_encoder("bundled", **options) == (want, loading.BUNDLED, "bundled")
     assert loading.load_encoder("e5-small", **options)[0] == want
 
@@ -74,8 +69,8 @@ def test_a_named_engine_runs_as_asked(built):
     assert loading.load_encoder("bundled:ct2")[:2] == ("ct2", loading.BUNDLED)
 
 
-def test_a_missing_engine_asked_for_by_name_is_refused_in_one_line(built, monkeypatch):
-    _without(monkeypatch, "openvino", "nncf")
+def test_a_missing_engine_asked_for_by_name_is_refused_in_one_line(built, monkeypatch, hide_packages):
+    hide_packages("openvino", "nncf")
     with pytest.raises(engines.MissingPackage) as err:
         loading.load_encoder("bundled:ov-int8")
     assert one_line(err.value) == str(err.value) == "bundled:ov-int8 needs openvino and nncf: pip install 'xlingua[openvino]'"

@@ -143,29 +143,23 @@ def test_a_model_directory_runs_on_each_engine_by_its_spec(tiny_dir, cache, refe
     assert len({fp32.fingerprint(), hint.fingerprint(), TransformerEncoder(tiny_dir).fingerprint()}) == 3
 
 
-def test_a_model_directory_without_openvino_is_refused_in_one_line(tiny_dir, monkeypatch):
-    import importlib.util
-
+def test_a_model_directory_without_openvino_is_refused_in_one_line(tiny_dir, monkeypatch, hide_packages):
     from xlingua.encoders.engines import MissingPackage
     from xlingua.encoders.loading import load_encoder
 
-    real = importlib.util.find_spec
-    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "openvino" else real(name, *a))
+    hide_packages("openvino")
     monkeypatch.setattr(TransformerEncoder, "__init__", lambda *a, **k: pytest.fail("loaded the model first"))
     with pytest.raises(MissingPackage) as err:
         load_encoder(f"ov-bf16:{tiny_dir}")
     assert str(err.value) == f"ov-bf16:{tiny_dir} needs openvino: pip install 'xlingua[openvino]'"
 
 
-def test_a_copy_sent_where_openvino_is_missing_is_refused_in_one_line(tiny_dir, cache, monkeypatch):
-    import importlib.util
-
+def test_a_copy_sent_where_openvino_is_missing_is_refused_in_one_line(tiny_dir, cache, hide_packages):
     from xlingua.encoders.engines import MissingPackage
 
     cloudpickle = pytest.importorskip("cloudpickle")
     sent = cloudpickle.dumps(ov_engine.TransformerOpenVinoEncoder(tiny_dir, engine="ov-bf16", cache=cache, threads=1))
-    real = importlib.util.find_spec
-    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "openvino" else real(name, *a))
+    hide_packages("openvino")
     with pytest.raises(MissingPackage) as err:  # e.g. a Ray worker without the extra
         cloudpickle.loads(sent)
     assert str(err.value) == f"ov-bf16:{tiny_dir} needs openvino: pip install 'xlingua[openvino]'"
