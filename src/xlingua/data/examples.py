@@ -8,6 +8,10 @@ task in the YAML recipe):
   {type: general, langs: [de, ...] or null (all), sources: [ntrex, ...], limit: N, pair_files: {xx: FILE}}
         ../shared/corpora/general train split (translation, english, lang); `limit` per
         language; the dev slices (data.general) are never included, nor those of `pair_files`
+  {type: fragments, langs: [...] or null, sources: [...], words: [3, 10], limit: N}
+        spans of 3 to 10 words (twice as many characters in unspaced scripts) of the general
+        corpus's train sentences, one per sentence, N sentences per language, English included
+        ("en"): (span, span, lang), for distillation towards the teacher's vector of the span
   {type: own_pairs, path: FILE, lang: xx, limit: N}
         a user's `xx<TAB>english` file, train split (translation, english, lang): its own dev
         slice and the general corpus's held-out English sentences left out (data.general)
@@ -74,7 +78,7 @@ _KEYS = {"l10n": {"langs", "split"}, "general": {"langs", "sources", "pair_files
          "stsb_multi_mt": {"langs", "cross"},
          "tsv": {"path"}, "xnli": {"langs", "data_dir"},
          "dueam_unsupervised": {"langs", "data_dir"}, "dueam_weak": {"pairs", "data_dir"}, "ordered_text": {"paths"},
-         "mlqe": {"pairs", "data_dir"}}
+         "mlqe": {"pairs", "data_dir"}, "fragments": {"langs", "sources", "words", "seed"}}
 
 
 def load_examples(spec: dict, seed: int = 0) -> list[tuple]:
@@ -102,6 +106,12 @@ def load_examples(spec: dict, seed: int = 0) -> list[tuple]:
             if not limit or taken.get(p.lang, 0) < limit:
                 taken[p.lang] = taken.get(p.lang, 0) + 1
                 out.append((p.text, p.english, p.lang))
+    elif kind == "fragments":  # short spans of the general corpus's train sentences; limit per language
+        from xlingua.data.fragments import general_fragments
+        from xlingua.data.general import SOURCES
+
+        out = general_fragments(limit or None, tuple(spec.pop("words", (3, 10))), spec.pop("langs", None),
+                                spec.pop("sources", SOURCES), int(spec.pop("seed", seed)))
     elif kind == "own_pairs":
         from xlingua.data.general import read_own_pairs
 

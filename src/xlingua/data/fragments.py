@@ -1,0 +1,71 @@
+"""Short spans of the general corpus's training sentences, in every language it holds.
+
+The corpus is long news and Wikipedia sentences, and about 8,200 English sentences carry two
+thirds of its pairs; short everyday text (Tatoeba's register) is what a student distilled on it
+reads worst. A span of a few words of any sentence, English or not, is short text the teacher can
+still be asked about: the student learns to put it where the teacher does (objectives.distillation
+with the span as its own target). No translation is needed, so every language's side counts.
+
+Spans are of words where the text is spaced into words, else of characters (Chinese, Japanese,
+Thai and the like), twice as many characters as words.
+"""
+from __future__ import annotations
+
+import unicodedata
+
+import numpy as np
+
+from xlingua.data.general import SOURCES, read_general
+
+EDGES = " \t,;:"  # a span cut mid-clause does not start or end on a separator
+LONGEST_WORD = 15  # characters per space-separated unit above which a text is read as unspaced
+
+
+def span(text: str, rng: np.random.Generator, words: tuple[int, int] = (3, 10)) -> str:
+    """A random run of `words[0]` to `words[1]` words of `text` (of characters, twice as many,
+    where the text has no word spaces); the whole text when it is no longer than that."""
+    lo, hi = words
+    if not 1 <= lo <= hi:
+        raise ValueError(f"words must be (min, max) with 1 <= min <= max, got {words}")
+    units = text.split()
+    spaced = len(units) > 1 and len(text) / len(units) <= LONGEST_WORD
+    if not spaced:
+        units, lo, hi = list(text.strip()), 2 * lo, 2 * hi
+    k = int(rng.integers(lo, hi + 1))
+    if len(units) <= k:
+        return text.strip()
+    start = int(rng.integers(len(units) - k + 1))
+    end = start + k
+    if not spaced:  # a character span neither starts nor ends inside a cluster (Thai, Khmer marks)
+        while start < end and _mark(units[start]):
+            start += 1
+        while end < len(units) and _mark(units[end]):
+            end += 1
+    out = (" " if spaced else "").join(units[start:end]).strip(EDGES)
+    return out or text.strip()
+
+
+def _mark(char: str) -> bool:
+    return unicodedata.category(char).startswith("M")
+
+
+def general_fragments(limit: int | None = 1000, words: tuple[int, int] = (3, 10), langs=None, sources=SOURCES,
+                      seed: int = 0, root=None) -> list[tuple[str, str, str]]:
+    """(span, span, lang) examples: one span of each of up to `limit` distinct training sentences
+    per language (English counted once, as "en"), drawn with `seed`. The span is both the input
+    and the key of its teacher vector."""
+    by_lang: dict[str, set[str]] = {}
+    for p in read_general(langs, sources, root=root):
+        by_lang.setdefault(p.lang, set()).add(p.text)
+        by_lang.setdefault("en", set()).add(p.english)
+    out, seen = [], set()
+    for i, lang in enumerate(sorted(by_lang)):
+        rng = np.random.default_rng([seed, 7919, i])
+        texts = sorted(by_lang[lang])
+        order = rng.permutation(len(texts))[:limit]
+        for j in order:
+            s = span(texts[j], rng, words)
+            if s and (s, lang) not in seen:
+                seen.add((s, lang))
+                out.append((s, s, lang))
+    return out
