@@ -22,8 +22,8 @@ DATA = ROOT / "docs" / "data" / "frontier.json"
 PNG = ROOT / "docs" / "img" / "frontier.png"
 RUN_KEYS = ("cpu", "sentences", "page", "command")
 POINT_KEYS = ("model", "run", "sentences_per_s", "tatoeba36", "quality")
-COLOURS = ("tab:blue", "tab:orange", "tab:green", "tab:purple", "tab:red")
-MARKERS = ("o", "s", "^", "D", "v")
+COLOURS = ("tab:blue", "tab:orange", "tab:green", "tab:purple", "tab:red", "tab:brown")
+MARKERS = ("o", "s", "^", "D", "v", "P")
 XLIM = (10, 200_000)
 YLIM = (35, 115)
 
