@@ -84,5 +84,8 @@ def test_fragments_data_spec_is_seeded(corpus, monkeypatch):
     one, again, other = load_examples(spec, seed=0), load_examples(spec, seed=0), load_examples(spec, seed=1)
     assert one == again and one != other
     assert {lang for *_, lang in one} == {"de", "en"} and all(len(a.split()) == 3 for a, _, _ in one)
+    zh = load_examples({**spec, "langs": ["zh"]}, seed=0)
+    both = load_examples({**spec, "langs": ["de", "zh"]}, seed=0)
+    assert [e for e in both if e[2] == "zh"] == [e for e in zh if e[2] == "zh"]  # de does not move zh's spans
     with pytest.raises(ValueError, match="unknown key"):
         load_examples({"type": "fragments", "size": 3})

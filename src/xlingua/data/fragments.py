@@ -12,6 +12,7 @@ Thai and the like), twice as many characters as words.
 from __future__ import annotations
 
 import unicodedata
+import zlib
 
 import numpy as np
 
@@ -59,8 +60,9 @@ def general_fragments(limit: int | None = 1000, words: tuple[int, int] = (3, 10)
         by_lang.setdefault(p.lang, set()).add(p.text)
         by_lang.setdefault("en", set()).add(p.english)
     out, seen = [], set()
-    for i, lang in enumerate(sorted(by_lang)):
-        rng = np.random.default_rng([seed, 7919, i])
+    for lang in sorted(by_lang):
+        # seeded by the language's name: its spans do not change with the other languages chosen
+        rng = np.random.default_rng([seed, 7919, zlib.crc32(lang.encode())])
         texts = sorted(by_lang[lang])
         order = rng.permutation(len(texts))[:limit]
         for j in order:
