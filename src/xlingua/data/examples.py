@@ -8,10 +8,11 @@ task in the YAML recipe):
   {type: general, langs: [de, ...] or null (all), sources: [ntrex, ...], limit: N, pair_files: {xx: FILE}}
         ../shared/corpora/general train split (translation, english, lang); `limit` per
         language; the dev slices (data.general) are never included, nor those of `pair_files`
-  {type: fragments, langs: [...] or null, sources: [...], words: [3, 10], limit: N}
+  {type: fragments, langs: [...] or null, sources: [...], words: [3, 10], limit: N, seed: S}
         spans of 3 to 10 words (twice as many characters in unspaced scripts) of the general
         corpus's train sentences, one per sentence, N sentences per language, English included
-        ("en"): (span, span, lang), for distillation towards the teacher's vector of the span
+        ("en"): (span, span, lang), for distillation towards the teacher's vector of the span;
+        drawn with S, else the run's seed
   {type: own_pairs, path: FILE, lang: xx, limit: N}
         a user's `xx<TAB>english` file, train split (translation, english, lang): its own dev
         slice and the general corpus's held-out English sentences left out (data.general)
