@@ -41,7 +41,7 @@ def test_a_character_span_keeps_combining_marks_with_their_letter():
 def test_short_text_is_kept_whole_and_separators_trimmed():
     rng = np.random.default_rng(0)
     assert span("  Good morning.  ", rng, (3, 10)) == "Good morning."
-    # a two-word span starting after a comma-ended word loses the comma at its end
+    # a one-word span of "a, b" is "a" or "b": the comma after "a" is trimmed
     assert span("a, b", np.random.default_rng(0), (1, 1)) in ("a", "b")
     with pytest.raises(ValueError, match="min <= max"):
         span("x y z", rng, (4, 2))
