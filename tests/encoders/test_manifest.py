@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from xlingua.encoders.manifest import FORMAT, reads_as, same_vectors
+from xlingua.encoders.manifest import FORMAT, model_of, reads_as, same_vectors
 
 ROWS = "embeddings.word_embeddings.weight"
 SMALL = "xlingua-small:torch|mean|None|True|512|1|de60e15feb2ae0c6"
@@ -50,3 +50,13 @@ def test_an_extension_that_changed_more_or_another_base_does_not(models):
     models("xlingua-other", [ROWS], sha="0123456789abcdef" + "0" * 48)
     for name in ("xlingua-body", "xlingua-norows", "xlingua-other"):
         assert not same_vectors(f"{name}:torch|mean|None|True|512|1|0123456789abcdef", SMALL), name
+
+
+def test_a_model_directory_on_an_engine_gives_that_directory_s_vectors():
+    # `bf16:PATH` and `ov-bf16:PATH` name the engine before the path, `xlingua-small:bf16` after the model
+    plain = "runs/x|mean|None|True|512|query: |0a08d78437e71870"
+    assert model_of("bf16:" + plain) == model_of(plain) == "runs/x"
+    assert same_vectors("bf16:" + plain, plain)
+    assert same_vectors("ov-bf16:" + plain + "|openvino-best-6884c1b4682d", "ov-int8:" + plain)
+    assert not same_vectors("bf16:" + plain, plain.replace("runs/x", "runs/y"))
+    assert not same_vectors("bf16:" + plain, plain.replace("0a08d78437e71870", "0123456789abcdef"))

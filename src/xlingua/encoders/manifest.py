@@ -110,8 +110,15 @@ def model_fingerprint(fingerprint: str) -> str:
 
 
 def model_of(fingerprint: str) -> str:
-    """The model an encoder fingerprint names, whatever its path (`xlingua-small:bf16|...` -> xlingua-small)."""
-    return fingerprint.partition("|")[0].split(":")[0]
+    """The model an encoder fingerprint names, whatever its path: `xlingua-small:bf16|...` ->
+    xlingua-small, and a model directory on an engine, `bf16:runs/x|...` -> runs/x."""
+    from xlingua.encoders.engines import engines  # imported here: engine files import this module
+
+    head = fingerprint.partition("|")[0]
+    engine, sep, path = head.partition(":")
+    if sep and engine in {e.name for e in engines()}:
+        return path
+    return engine
 
 
 def reads_as(fingerprint: str) -> str | None:
