@@ -10,16 +10,11 @@ on the same sentences.
 
     nice -n 19 python benchmarks/engine_cosine.py --n 2000 --engine openvino --engine ov-bf16 \
         --engine ov-int8 --int8 '{"keep_float": []}' --out runs/bench/engine_cosine
-
-`--write-calibration FILE` writes the calibration sample of ov-int8 instead
-(src/xlingua/data/calibration.json): a fixed-seed sample of the l10n *train* files, both sides.
 """
 from __future__ import annotations
 
 import argparse
-import gzip
 import json
-import random
 import time
 from pathlib import Path
 
@@ -28,7 +23,6 @@ import numpy as np
 from xlingua.bench.embed import _machine, sample_sentences
 from xlingua.encoders.loading import load_encoder
 from xlingua.io import save_npy, stable_hash, write_json, write_text
-from xlingua.paths import corpora_dir
 
 
 def cosines(got: np.ndarray, ref: np.ndarray) -> np.ndarray:
@@ -76,37 +70,6 @@ def markdown(report: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-def calibration_sample(per_lang: int = 8, english: int = 3, seed: int = 0, root: Path | None = None) -> dict:
-    """`per_lang` translations and `english` English sentences from every l10n train file; no
-    sentence of a dev file (the sentences engines are measured on)."""
-    root = Path(root or corpora_dir() / "l10n")
-    files = sorted(root.glob("*-en.train.tsv.gz"))
-    if not files:
-        raise FileNotFoundError(f"no l10n train files (*-en.train.tsv.gz) under {root}")
-    dev = {side for f in sorted(root.glob("*-en.dev.tsv.gz")) for side in _sides(f)}
-    rng, texts, used = random.Random(seed), [], 0
-    for f in files:
-        with gzip.open(f, "rt", encoding="utf-8") as fh:
-            pairs = [line.rstrip("\n").split("\t")[:2] for line in fh]
-        # the same English occurs in train and dev files of other languages: none of dev's text
-        pairs = [p for p in pairs if len(p) == 2 and all(s.strip() and len(s) <= 300 and s not in dev for s in p)]
-        if len(pairs) < per_lang + english:  # a language with no train split (sw)
-            continue
-        chosen = rng.sample(pairs, per_lang + english)
-        texts += [p[0] for p in chosen[:per_lang]] + [p[1] for p in chosen[per_lang:]]
-        used += 1
-    return {"source": f"l10n train files (translations shipped by Debian packages; their licences: mostly "
-                      f"GPL/LGPL), {per_lang} translations and {english} English sentences from each of "
-                      f"{used} files, none in a dev file, seed {seed}; written by benchmarks/engine_cosine.py",
-            "texts": texts}
-
-
-def _sides(path: Path):
-    with gzip.open(path, "rt", encoding="utf-8") as fh:
-        for line in fh:
-            yield from line.rstrip("\n").split("\t")[:2]
-
-
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--model", default="bundled")
@@ -116,11 +79,7 @@ def main(argv=None) -> None:
     ap.add_argument("--n", type=int, default=2000)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", type=Path, default=Path("runs/bench/engine_cosine"))
-    ap.add_argument("--write-calibration", type=Path, help="write ov-int8's calibration sample and stop")
     args = ap.parse_args(argv)
-    if args.write_calibration:
-        write_json(args.write_calibration, calibration_sample())
-        return
     report = measure(args.model, args.engine, args.int8, args.n, args.seed, args.out)
     write_json(args.out / "engine_cosine.json", report)
     write_text(args.out / "engine_cosine.md", markdown(report))

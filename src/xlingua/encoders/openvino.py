@@ -5,7 +5,8 @@
   MODEL:ov-bf16    the same model with the precision hint bf16: fast only where the CPU has native
                    bf16 (AMX, AVX512-BF16); elsewhere OpenVINO runs it in fp32
   MODEL:ov-int8    NNCF's post-training int8 quantization (model type transformer) of that model,
-                   calibrated on calibration.json (training-side l10n text), settings INT8: the
+                   calibrated on calibration.json (text written for xlingua in the 28 l10n
+                   languages and English, none from a corpus), settings INT8: the
                    feed-forward outputs and the attention scores' inputs stay in float, since
                    quantizing them cost up to 0.03 of cosine on some sentences (docs/engines.md)
   ENGINE:PATH      each of the three on a BERT model directory, e.g. one `xlingua train` wrote
