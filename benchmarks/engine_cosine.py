@@ -6,7 +6,9 @@ languages and English), never the calibration text of ov-int8. `--int8 JSON` (re
 quantizes the model with other NNCF settings than openvino.INT8 ({"preset": "performance" or
 "mixed", "smooth_quant": alpha or -1 for off, "keep_float": kinds of linear layers kept in float,
 of openvino.KEEP_FLOAT}) and measures each, so that the settings ov-int8 ships with are chosen
-on the same sentences.
+on the same sentences. `--calibration FILE` (repeatable; JSON with "texts", as
+src/xlingua/data/calibration.json, or one text a line) quantizes with the shipped settings but
+other calibration texts, and measures each.
 
     nice -n 19 python benchmarks/engine_cosine.py --n 2000 --engine openvino --engine ov-bf16 \
         --engine ov-int8 --int8 '{"keep_float": []}' --out runs/bench/engine_cosine
@@ -30,7 +32,16 @@ def cosines(got: np.ndarray, ref: np.ndarray) -> np.ndarray:
     return (unit[0] * unit[1]).sum(axis=1)
 
 
-def measure(model: str, engines: list[str], int8: list[dict], n: int, seed: int, out: Path, log=print) -> dict:
+def read_calibration(path: Path) -> list[str]:
+    """Calibration texts: a JSON file's "texts", or the non-empty lines of a text file."""
+    text = path.read_text(encoding="utf-8")
+    if path.suffix == ".json":
+        return json.loads(text)["texts"]
+    return [line for line in text.splitlines() if line.strip()]
+
+
+def measure(model: str, engines: list[str], int8: list[dict], n: int, seed: int, out: Path, log=print,
+            calibrations: tuple[Path, ...] = ()) -> dict:
     texts = sample_sentences(n, seed)
     t0 = time.perf_counter()
     reference = load_encoder(f"{model}:torch")
@@ -44,17 +55,19 @@ def measure(model: str, engines: list[str], int8: list[dict], n: int, seed: int,
         save_npy(saved, ref)
     del reference
     log(f"{model}:torch: {time.perf_counter() - t0:.0f} s")
-    runs = [(e, None) for e in engines] + [("ov-int8", s) for s in int8]
+    runs = ([(e, None, None) for e in engines] + [("ov-int8", s, None) for s in int8]
+            + [("ov-int8", {"calibration": read_calibration(f)}, f) for f in calibrations])
     rows = []
-    for engine, settings in runs:
+    for engine, settings, calibration in runs:
         t0 = time.perf_counter()
         enc = load_encoder(f"{model}:{engine}", **({"settings": settings} if settings else {}))
         cos = cosines(enc.encode(texts), ref)
-        rows.append({"engine": engine, "settings": settings or getattr(enc, "int8_settings", None),
+        shown = {"calibration": str(calibration)} if calibration else settings
+        rows.append({"engine": engine, "settings": shown or getattr(enc, "int8_settings", None),
                      "runs_in": getattr(enc, "matmul_dtype", None),
                      "cosine_mean": round(float(cos.mean()), 5), "cosine_min": round(float(cos.min()), 5),
                      "worst": texts[int(cos.argmin())][:80]})
-        log(f"{engine} {settings or ''}: mean {cos.mean():.5f}, min {cos.min():.5f} "
+        log(f"{engine} {shown or ''}: mean {cos.mean():.5f}, min {cos.min():.5f} "
             f"({time.perf_counter() - t0:.0f} s)")
     return {"model": model, "sentences": n, "seed": seed, "machine": _machine(),
             "date": time.strftime("%Y-%m-%d", time.gmtime()), "rows": rows}
@@ -76,11 +89,13 @@ def main(argv=None) -> None:
     ap.add_argument("--engine", action="append", default=[], help="an engine to measure (repeatable)")
     ap.add_argument("--int8", action="append", default=[], type=json.loads,
                     help="other NNCF settings for ov-int8, as JSON (repeatable)")
+    ap.add_argument("--calibration", action="append", default=[], type=Path,
+                    help="ov-int8 calibrated on these texts instead of the shipped sample (repeatable)")
     ap.add_argument("--n", type=int, default=2000)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", type=Path, default=Path("runs/bench/engine_cosine"))
     args = ap.parse_args(argv)
-    report = measure(args.model, args.engine, args.int8, args.n, args.seed, args.out)
+    report = measure(args.model, args.engine, args.int8, args.n, args.seed, args.out, calibrations=args.calibration)
     write_json(args.out / "engine_cosine.json", report)
     write_text(args.out / "engine_cosine.md", markdown(report))
     print(markdown(report))

@@ -33,9 +33,9 @@ def cache(tmp_path_factory):
 
 
 class TinyOV(ov_engine.OpenVinoStates, TransformerEncoder):
-    def __init__(self, path, engine, cache, **options):
+    def __init__(self, path, engine, cache, settings=None, **options):
         super().__init__(path, **options)
-        self._start_openvino(engine, threads=1, cache=cache)
+        self._start_openvino(engine, threads=1, settings=settings, cache=cache)
 
 
 @pytest.fixture(scope="module")
@@ -113,6 +113,17 @@ def test_int8_within_its_bound_and_rebuilt_for_other_settings(tiny_dir, cache, r
     assert _int8_inputs(other.ov_dir) == {"query", "key", "value", "attention.output.dense", "intermediate.dense",
                                           "layer.output.dense", "attention"}  # nothing kept in float now
     assert other.fingerprint() != enc.fingerprint()
+
+
+def test_int8_on_other_calibration_texts_converts_apart_and_a_copy_keeps_them(tiny_dir, cache):
+    pytest.importorskip("nncf")
+    cloudpickle = pytest.importorskip("cloudpickle")
+    shipped = TinyOV(tiny_dir, "ov-int8", cache)
+    other = TinyOV(tiny_dir, "ov-int8", cache, settings={"calibration": ["red dog", "a big cat sat far away"] * 3})
+    assert other.ov_dir != shipped.ov_dir and "calibration" not in other.int8_settings
+    copy = cloudpickle.loads(cloudpickle.dumps(other))  # compiles again from the same texts
+    assert copy.ov_dir == other.ov_dir
+    np.testing.assert_array_equal(copy.encode(TEXTS), other.encode(TEXTS))
 
 
 def test_a_copy_gives_the_same_vectors(tiny_dir, cache):

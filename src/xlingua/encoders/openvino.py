@@ -150,7 +150,10 @@ class OpenVinoStates:
 
         if self.layer is not None:
             raise ValueError(f"the {engine} engine returns the last layer only; use :torch for layer=")
-        self.int8_settings = {**INT8, **(settings or {})} if engine == "ov-int8" else None
+        settings = dict(settings or {})
+        # other calibration texts than the shipped sample (benchmarks/engine_cosine.py --calibration)
+        self.calibration = settings.pop("calibration", None)
+        self.int8_settings = {**INT8, **settings} if engine == "ov-int8" else None
         self.ov_dir = self._converted(engine, cache)
         core = ov.Core()
         config = {"INFERENCE_PRECISION_HINT": HINT[engine], "PERFORMANCE_HINT": "LATENCY",
@@ -158,7 +161,7 @@ class OpenVinoStates:
         self.compiled = core.compile_model(core.read_model(str(self.ov_dir / "model.xml")), "CPU", config)
         runs_in = str(self.compiled.get_property("INFERENCE_PRECISION_HINT"))
         self.matmul_dtype = "int8" if engine == "ov-int8" else ("bf16" if "bf16" in runs_in else "fp32")
-        self._ov_start = (engine, threads, settings, cache)
+        self._ov_start = (engine, threads, {**settings, "calibration": self.calibration}, cache)
 
     def _converted(self, engine: str, cache: Path | None) -> Path:
         import openvino as ov
@@ -169,7 +172,7 @@ class OpenVinoStates:
         if int8:
             import nncf
 
-            texts = calibration_texts()
+            texts = self.calibration or calibration_texts()
             # calibrated as the texts are embedded, with the prefix ("query: " or "passage: ")
             stamp.update(nncf=nncf.__version__, int8=self.int8_settings, prefix=self.prefix,
                          calibration=hashlib.sha256(json.dumps(texts).encode()).hexdigest())
@@ -215,7 +218,8 @@ class BundledOpenVinoEncoder(OpenVinoStates, BundledTorchEncoder):
 
     def __init__(self, prefix: str = "query", engine: str = "openvino", threads: int | None = None,
                  settings: dict | None = None, **options):
-        """`settings`: other NNCF settings than INT8 for ov-int8 (benchmarks/engine_cosine.py)."""
+        """`settings`: other NNCF settings than INT8 for ov-int8, and "calibration": other texts
+        than the shipped sample (benchmarks/engine_cosine.py)."""
         super().__init__(prefix=prefix, **options)
         self.name = self.name.replace(":torch", f":{engine}", 1)
         self._start_openvino(engine, threads, settings)
