@@ -81,3 +81,11 @@ def test_any_char_of_finds_any_character_of_the_scripts_digits_included():
     assert not arabic.search("book 3, ⵣ")
     both = any_char_of(["Tifinagh", "Tibetan"])
     assert both.search("ⵣ") and both.search("ཀ") and not both.search("كتاب")
+
+
+def test_languages_written_without_spaces_between_words():
+    from xlingua.data.scripts import writes_spaces
+
+    assert not writes_spaces("th") and not writes_spaces("zh-Hant") and not writes_spaces("ja")
+    assert writes_spaces("de") and writes_spaces("ko") and writes_spaces("am")
+    assert writes_spaces("dik")  # a language CLDR does not know: spaced, as the filters read it

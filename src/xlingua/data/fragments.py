@@ -8,8 +8,8 @@ with the span as its own target). No translation is needed, so every language's 
 As a second task of the student recipe it made the student worse on short-text dev retrieval
 (docs/xlingua-mini.md): a span's target is where the teacher puts that language's text.
 
-Spans are of words where the text is spaced into words, else of characters (Chinese, Japanese,
-Thai and the like), twice as many characters as words.
+Spans are of words where the language puts spaces between words, else of characters (Chinese,
+Japanese, Thai and the like: data.scripts.NO_SPACE_SCRIPTS), twice as many characters as words.
 """
 from __future__ import annotations
 
@@ -19,19 +19,19 @@ import zlib
 import numpy as np
 
 from xlingua.data.general import SOURCES, read_general
+from xlingua.data.scripts import writes_spaces
 
 EDGES = " \t,;:"  # a span cut mid-clause does not start or end on a separator
-LONGEST_WORD = 15  # characters per space-separated unit above which a text is read as unspaced
 
 
-def span(text: str, rng: np.random.Generator, words: tuple[int, int] = (3, 10)) -> str:
+def span(text: str, rng: np.random.Generator, words: tuple[int, int] = (3, 10), spaced: bool = True) -> str:
     """A random run of `words[0]` to `words[1]` words of `text` (of characters, twice as many,
-    where the text has no word spaces); the whole text when it is no longer than that."""
+    where the language writes no spaces between words: `spaced` False); the whole text when it
+    is no longer than that."""
     lo, hi = words
     if not 1 <= lo <= hi:
         raise ValueError(f"words must be (min, max) with 1 <= min <= max, got {words}")
     units = text.split()
-    spaced = len(units) > 1 and len(text) / len(units) <= LONGEST_WORD
     if not spaced:
         units, lo, hi = list(text.strip()), 2 * lo, 2 * hi
     k = int(rng.integers(lo, hi + 1))
@@ -65,10 +65,10 @@ def general_fragments(limit: int | None = 1000, words: tuple[int, int] = (3, 10)
     for lang in sorted(by_lang):
         # seeded by the language's name: its spans do not change with the other languages chosen
         rng = np.random.default_rng([seed, 7919, zlib.crc32(lang.encode())])
-        texts = sorted(by_lang[lang])
+        texts, spaced = sorted(by_lang[lang]), writes_spaces(lang)
         order = rng.permutation(len(texts))[:limit]
         for j in order:
-            s = span(texts[j], rng, words)
+            s = span(texts[j], rng, words, spaced)
             if s and (s, lang) not in seen:
                 seen.add((s, lang))
                 out.append((s, s, lang))

@@ -18,6 +18,8 @@ from langcodes.data_dicts import LIKELY_SUBTAGS
 # their letters belong to.
 COMBINED = {"Jpan": ("Hani", "Hira", "Kana"), "Kore": ("Hang", "Hani"), "Hans": ("Hani",),
             "Hant": ("Hani",), "Hanb": ("Hani", "Bopo")}
+# Scripts written without spaces between words: a space there ends a phrase or a sentence.
+NO_SPACE_SCRIPTS = frozenset({"Hans", "Hant", "Jpan", "Thai", "Laoo", "Khmr", "Mymr", "Tibt"})
 # Letters and marks of a real script: vowel signs count (Indic), inherited/common marks do not.
 _LETTER = regex.compile(r"(?=[\p{L}\p{M}])[^\p{sc=Zinh}\p{sc=Zyyy}]")
 
@@ -35,6 +37,11 @@ def lang_script(lang: str) -> str | None:
     if tag.language not in LIKELY_SUBTAGS:
         return None
     return tag.maximize().script
+
+
+def writes_spaces(lang: str) -> bool:
+    """Whether `lang` puts spaces between words; True for a language CLDR does not know."""
+    return lang_script(lang) not in NO_SPACE_SCRIPTS
 
 
 @functools.lru_cache(maxsize=None)

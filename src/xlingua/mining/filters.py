@@ -16,11 +16,10 @@ import itertools
 
 import regex
 
-from xlingua.data.scripts import lang_script, script_share
+from xlingua.data.scripts import NO_SPACE_SCRIPTS, lang_script, script_share
 
 RULES = ("replacement_char", "too_short", "too_long", "punct_ratio", "digit_ratio",
          "space_ratio", "emoji_ratio", "repeated_char", "script", "lid_language", "lid_threshold")
-NO_SPACE_SCRIPTS = {"Hans", "Hant", "Jpan", "Thai", "Laoo", "Khmr", "Mymr", "Tibt"}
 _PUNCT = regex.compile(r"(?V1)[[\p{P}\p{S}]--\p{Extended_Pictographic}]")
 _DIGIT = regex.compile(r"\p{Nd}")
 _SPACE = regex.compile(r"\s")
