@@ -31,9 +31,9 @@ def span(text: str, rng: np.random.Generator, words: tuple[int, int] = (3, 10), 
     lo, hi = words
     if not 1 <= lo <= hi:
         raise ValueError(f"words must be (min, max) with 1 <= min <= max, got {words}")
-    units = text.split()
+    units = text.split() if spaced else list(text.strip())
     if not spaced:
-        units, lo, hi = list(text.strip()), 2 * lo, 2 * hi
+        lo, hi = 2 * lo, 2 * hi
     k = int(rng.integers(lo, hi + 1))
     if len(units) <= k:
         return text.strip()

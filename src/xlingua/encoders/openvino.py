@@ -150,6 +150,7 @@ class OpenVinoStates:
 
         if self.layer is not None:
             raise ValueError(f"the {engine} engine returns the last layer only; use :torch for layer=")
+        self._ov_start = (engine, threads, settings, cache)  # what a copy starts again from
         settings = dict(settings or {})
         # other calibration texts than the shipped sample (benchmarks/engine_cosine.py --calibration)
         self.calibration = settings.pop("calibration", None)
@@ -161,7 +162,6 @@ class OpenVinoStates:
         self.compiled = core.compile_model(core.read_model(str(self.ov_dir / "model.xml")), "CPU", config)
         runs_in = str(self.compiled.get_property("INFERENCE_PRECISION_HINT"))
         self.matmul_dtype = "int8" if engine == "ov-int8" else ("bf16" if "bf16" in runs_in else "fp32")
-        self._ov_start = (engine, threads, {**settings, "calibration": self.calibration}, cache)
 
     def _converted(self, engine: str, cache: Path | None) -> Path:
         import openvino as ov
