@@ -1,6 +1,7 @@
 """The on-disk embedding cache: hits skip the encoder, rows come back exact, several
 processes can fill one cache at once."""
 import multiprocessing as mp
+import time
 
 import numpy as np
 import pytest
@@ -55,3 +56,20 @@ def test_concurrent_processes_fill_one_cache(tmp_path):
     assert len(cache) == 350
     got = cache.get([f"s{i}" for i in range(350)])
     assert all(np.array_equal(got[f"s{i}"], expected[i]) for i in range(350))
+
+
+def _open_at(args):
+    root, start_at = args
+    while time.time() < start_at:  # every process opens the new file at the same moment
+        pass
+    EmbeddingCache("fp", root).put(["x"], np.ones((1, 2)))
+
+
+def test_processes_opening_a_new_cache_at_once_all_get_it(tmp_path):
+    # Switching a new file to WAL from several connections at once made SQLite answer
+    # "database is locked" without waiting (about 7% of opens, 6 processes on 2 cores).
+    with mp.get_context("spawn").Pool(6) as pool:
+        for round_ in range(10):
+            root = tmp_path / str(round_)
+            pool.map(_open_at, [(str(root), time.time() + 0.3)] * 6)
+            assert len(EmbeddingCache("fp", root)) == 1

@@ -14,13 +14,18 @@ API (all that callers need):
 One SQLite file per fingerprint under `$XLINGUA_HOME/embeddings/` (or `cache_dir`), a row per
 distinct text holding its float32 vector. SQLite's locking makes it safe for several
 processes at once (WAL journal, busy timeout), and rows are committed after every embedded
-chunk, so a killed run keeps what it has embedded and resumes from there.
+chunk, so a killed run keeps what it has embedded and resumes from there. Opening a file is
+serialized by a lock file beside it: two connections switching a new file to WAL at once can
+each hold a read lock the other waits on, and SQLite then answers "database is locked" at once,
+without waiting out the busy timeout.
 
 If an encoder's vectors depend on the `lang` argument it should set `uses_lang = True`; the
 language is then part of the key. No encoder in xlingua does today.
 """
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import re
 import sqlite3
@@ -44,6 +49,17 @@ def _key(text: str, lang: str | None) -> bytes:
     return hashlib.blake2b(data.encode("utf-8"), digest_size=16).digest()
 
 
+@contextlib.contextmanager
+def _exclusive(lock_path: Path):
+    """Hold an exclusive lock on `lock_path` (created if absent) across processes."""
+    with open(lock_path, "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
 class EmbeddingCache:
     """Rows of one encoder (one fingerprint) in one SQLite file."""
 
@@ -55,13 +71,14 @@ class EmbeddingCache:
         safe = re.sub(r"[^A-Za-z0-9._-]+", "_", fingerprint)[:60]
         digest = hashlib.sha256(fingerprint.encode("utf-8")).hexdigest()[:12]
         self.path = root / f"{safe}-{digest}.sqlite"
-        self._db = sqlite3.connect(self.path, timeout=120, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.execute("CREATE TABLE IF NOT EXISTS meta (k TEXT PRIMARY KEY, v TEXT)")
-        self._db.execute("CREATE TABLE IF NOT EXISTS emb (key BLOB PRIMARY KEY, vec BLOB NOT NULL)")
-        self._db.execute("INSERT OR IGNORE INTO meta VALUES ('fingerprint', ?)", (fingerprint,))
-        stored = self._db.execute("SELECT v FROM meta WHERE k='fingerprint'").fetchone()[0]
+        with _exclusive(self.path.with_name(self.path.name + ".lock")):
+            self._db = sqlite3.connect(self.path, timeout=120, isolation_level=None)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.execute("CREATE TABLE IF NOT EXISTS meta (k TEXT PRIMARY KEY, v TEXT)")
+            self._db.execute("CREATE TABLE IF NOT EXISTS emb (key BLOB PRIMARY KEY, vec BLOB NOT NULL)")
+            self._db.execute("INSERT OR IGNORE INTO meta VALUES ('fingerprint', ?)", (fingerprint,))
+            stored = self._db.execute("SELECT v FROM meta WHERE k='fingerprint'").fetchone()[0]
         if stored != fingerprint:
             raise ValueError(f"embedding cache {self.path} belongs to fingerprint {stored!r}, "
                              f"not {fingerprint!r}")
