@@ -35,9 +35,43 @@ def test_every_kind_of_dev_metric_is_named_as_the_config_names_it(shared, tmp_pa
                         mining_langs=["sw"], mining_distractors=30, limit=12)
     found = metrics(config)
     assert list(found) == config.metric_names() == [
-        "l10n_de", "tatoeba_deu", "general_sw", "pairs_xx", "mean", "qe", "qe_en-de", "mining", "mining sw"]
+        "l10n_de", "tatoeba_deu", "general_sw", "pairs_xx", "mean", "l10n", "tatoeba", "general", "pairs",
+        "qe", "qe_en-de", "mining", "mining sw"]
     assert found["mean"] == pytest.approx(np.mean([found[k] for k in ("l10n_de", "tatoeba_deu", "general_sw", "pairs_xx")]))
     assert found["qe"] == found["qe_en-de"] and found["mining"] == found["mining sw"]
+    assert [found[k] for k in ("l10n", "tatoeba", "general", "pairs")] == [
+        found[k] for k in ("l10n_de", "tatoeba_deu", "general_sw", "pairs_xx")]
+
+
+@pytest.mark.shared
+def test_a_kind_of_set_gives_the_mean_of_its_sets_and_l10n_takes_its_own_limit(shared):
+    config = EvalConfig(l10n_langs=["de", "fr"], general_langs=["sw"], limit=12, l10n_limit=40, select="l10n")
+    (evaluator,) = dev_evaluators(config.check())
+    assert [len(evaluator.sets[k][0]) for k in ("l10n_de", "l10n_fr", "general_sw")] == [40, 40, 12]
+    found = evaluator(Hashed())
+    assert found["l10n"] == pytest.approx((found["l10n_de"] + found["l10n_fr"]) / 2)
+    assert found["general"] == found["general_sw"] and evaluator.main_score == "l10n"
+    assert found["mean"] == pytest.approx((found["l10n_de"] + found["l10n_fr"] + found["general_sw"]) / 3)
+
+
+def test_dev_retrieval_among_all_1000_pairs_is_the_eval_tasks_figure():
+    # l10n dev sets hold 1,000 pairs: retrieval among all of them is `xlingua eval retrieval:l10n`'s
+    # top-1 among the other 999, both directions averaged
+    from xlingua.evaluation.tasks.retrieval import precision_at_1
+    from xlingua.training.evaluators import dev_accuracy
+
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((1000, 16))
+    y = x + 1.1 * rng.standard_normal((1000, 16))
+    both = (precision_at_1(x, y, 999) + precision_at_1(y, x, 999)) / 2
+    assert 20 < both < 95 and dev_accuracy(x, y) == pytest.approx(both)
+
+
+@pytest.mark.parametrize("bad", [1, 0, 2.5, "all"])
+def test_an_l10n_limit_below_two_pairs_or_not_whole_is_refused(bad):
+    with pytest.raises(ValueError, match=rf"cfg: eval: l10n_limit must be a whole number of pairs from 2, "
+                                         rf"or left out for limit \(got {bad!r}\)"):
+        EvalConfig(l10n_langs=["de"], l10n_limit=bad).check("cfg")
 
 
 def test_an_eval_block_without_sets_gives_no_evaluator():

@@ -185,12 +185,12 @@ def config(eval_block: dict, **kw) -> object:
 def test_select_mining_is_accepted_and_an_unknown_name_refused():
     cfg = config({"general_langs": ["de"], "mining_langs": ["de", "sw"], "select": "mining"})
     assert cfg.eval.select == "mining" and cfg.eval.mining_distractors == 4000
-    assert cfg.eval.metric_names() == ["general_de", "mean", "mining", "mining de", "mining sw"]
+    assert cfg.eval.metric_names() == ["general_de", "mean", "general", "mining", "mining de", "mining sw"]
     assert config({"mining_langs": ["de"], "select": "mining de"}).eval.select == "mining de"
     with pytest.raises(ValueError, match=r"mini\.yaml: eval: select 'minig' is not a dev metric of this eval block; "
-                                         r"choose one of \['general_de', 'mean', 'mining', 'mining de'\]"):
+                                         r"choose one of \['general_de', 'mean', 'general', 'mining', 'mining de'\]"):
         config({"general_langs": ["de"], "mining_langs": ["de"], "select": "minig"})
-    with pytest.raises(ValueError, match=r"select 'mining' is not a dev metric.*\['general_de', 'mean'\]"):
+    with pytest.raises(ValueError, match=r"select 'mining' is not a dev metric.*\['general_de', 'mean', 'general'\]"):
         config({"general_langs": ["de"], "select": "mining"})  # no mining_langs
     with pytest.raises(ValueError, match="mining_distractors cannot be negative"):
         config({"mining_langs": ["de"], "mining_distractors": -1, "select": "mining"})
@@ -214,19 +214,34 @@ def test_a_training_run_logs_mining_beside_retrieval_and_selects_by_it(tiny_mode
     trainer.train(show_progress=False)
     records = [json.loads(l) for l in (tmp_path / "run" / "log.jsonl").read_text().splitlines()]
     evals = [r["eval"] for r in records if "eval" in r and "config" not in r]
-    assert len(evals) == 3 and all(set(e) == {"general_de", "mean", "mining", "mining de"} for e in evals)
+    assert len(evals) == 3 and all(set(e) == {"general_de", "mean", "general", "mining", "mining de"} for e in evals)
     assert all(e["mean"] == e["general_de"] and e["mining"] == e["mining de"] for e in evals)
     best = max(range(3), key=lambda i: (evals[i]["mining"], -i))  # a tie keeps the earlier step
     assert trainer.best == pytest.approx(evals[best]["mining"]) and trainer.best_step == best
 
 
-def test_the_mini_recipe_selects_by_dev_mining(monkeypatch):
+@pytest.mark.parametrize("recipe", ["train_mini.yaml", "train_mini_similarity.yaml"])
+def test_the_mini_recipe_selects_by_l10n_dev_among_all_1000_pairs_and_logs_dev_mining(monkeypatch, recipe):
     from pathlib import Path
 
     from xlingua.encoders import cpu
     from xlingua.training.config import load_config
 
     monkeypatch.setattr(cpu, "native_bf16", lambda: False)
+    cfg = load_config(Path(__file__).resolve().parents[2] / "configs" / recipe)
+    assert cfg.eval.select == "l10n" and cfg.eval.l10n_limit == 1000
+    assert cfg.eval.mining_langs == ["de", "zh", "ru", "hi", "sw"] and cfg.eval.mining_distractors == 4000
+    assert "mining" in cfg.eval.metric_names() and all(t.data["type"] != "l10n" for t in cfg.tasks)
+
+
+@pytest.mark.shared
+def test_the_mini_recipe_scores_every_l10n_language_eval_scores(corpora, monkeypatch):
+    from pathlib import Path
+
+    from xlingua.encoders import cpu
+    from xlingua.evaluation.tasks.retrieval import l10n_langs
+    from xlingua.training.config import load_config
+
+    monkeypatch.setattr(cpu, "native_bf16", lambda: False)
     cfg = load_config(Path(__file__).resolve().parents[2] / "configs" / "train_mini.yaml")
-    assert cfg.eval.select == "mining" and cfg.eval.mining_langs == ["de", "zh", "ru", "hi", "sw"]
-    assert "mean" in cfg.eval.metric_names() and cfg.eval.mining_distractors == 4000
+    assert cfg.eval.l10n_langs == l10n_langs(corpora)  # as `xlingua eval retrieval:l10n` reads them

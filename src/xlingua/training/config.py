@@ -42,8 +42,9 @@ class EvalConfig:
     """Dev evaluation: retrieval accuracy on l10n dev pairs, a Tatoeba subset, the general
     corpus's dev slices and/or users' own pair files (data.general.read_own_pairs); QE Pearson;
     mining F1 among distractors. `select` names the metric that picks the best checkpoint, one
-    of `metric_names()`: "mean" = mean of the retrieval sets, "qe" = mean QE Pearson, "mining" =
-    mean mining F1, or one set's figure ("general_de", "qe_en-de", "mining de")."""
+    of `metric_names()`: "mean" = mean of the retrieval sets, "l10n" / "tatoeba" / "general" /
+    "pairs" = mean of that kind's sets, "qe" = mean QE Pearson, "mining" = mean mining F1, or one
+    set's figure ("general_de", "qe_en-de", "mining de")."""
 
     l10n_langs: list = field(default_factory=list)
     tatoeba_langs: list = field(default_factory=list)
@@ -55,13 +56,22 @@ class EvalConfig:
     mining_langs: list = field(default_factory=list)
     mining_distractors: int = 4000                    # sentences of the language; 1.5x as many English ones
     limit: int = 500                                   # dev pairs per set (mining sets: before the distractors)
+    # dev pairs per l10n set, None = limit; 1000 (all of them) gives `xlingua eval retrieval:l10n`'s
+    # figure: top-1 among the other 999, which ranks students as Tatoeba does (docs/xlingua-mini.md)
+    l10n_limit: int | None = None
     select: str = "mean"
+
+    def groups(self) -> list[str]:
+        """The kinds of retrieval set this block has, each giving the mean of its sets."""
+        kinds = {"l10n": self.l10n_langs, "tatoeba": self.tatoeba_langs, "general": self.general_langs,
+                 "pairs": self.pair_files}
+        return [kind for kind, sets in kinds.items() if sets]
 
     def metric_names(self) -> list[str]:
         """The dev metrics this block gives, as the evaluators name them (training.evaluate)."""
         sets = ([f"l10n_{l}" for l in self.l10n_langs] + [f"tatoeba_{l}" for l in self.tatoeba_langs]
                 + [f"general_{l}" for l in self.general_langs] + [f"pairs_{l}" for l in self.pair_files])
-        names = sets + (["mean"] if sets else [])
+        names = sets + (["mean", *self.groups()] if sets else [])
         if self.qe_pairs:
             names += ["qe"] + [f"qe_{p}" for p in self.qe_pairs]
         if self.mining_langs:
@@ -74,6 +84,9 @@ class EvalConfig:
         if names and self.select not in names:
             raise ValueError(f"{where}: eval: select {self.select!r} is not a dev metric of this eval block; "
                              f"choose one of {names}")
+        if self.l10n_limit is not None and (type(self.l10n_limit) is not int or self.l10n_limit < 2):
+            raise ValueError(f"{where}: eval: l10n_limit must be a whole number of pairs from 2, or left out "
+                             f"for limit (got {self.l10n_limit!r})")
         if self.mining_distractors < 0:
             raise ValueError(f"{where}: eval: mining_distractors cannot be negative (got {self.mining_distractors})")
         return self

@@ -4,6 +4,8 @@ margin scoring; and mining F1 on the general corpus's dev slices hidden among di
 and fast, so it can run every few hundred steps; the full benchmarks are `xlingua eval`'s job."""
 from __future__ import annotations
 
+import numpy as np
+
 from xlingua.data.benchmarks import read_tatoeba
 from xlingua.data.examples import l10n_path, read_pairs
 from xlingua.training.config import MINING, EvalConfig
@@ -23,15 +25,16 @@ def _sides(pairs) -> tuple[list[str], list[str]]:
 
 
 class DevEvaluator(RetrievalEvaluator):
-    """Metrics per set ("l10n_de", "tatoeba_deu", "general_de", "pairs_xx") and their "mean";
-    `config.select` names the one that picks the best step. The model is the model in training
-    or any Encoder (anything whose `encode` returns rows as an array or a CPU tensor)."""
+    """Metrics per set ("l10n_de", "tatoeba_deu", "general_de", "pairs_xx"), their "mean" and the
+    mean of each kind ("l10n", "tatoeba", "general", "pairs"); `config.select` names the one that
+    picks the best step. The model is the model in training or any Encoder (anything whose
+    `encode` returns rows as an array or a CPU tensor)."""
 
     def __init__(self, config: EvalConfig, margin: str | None = None):
         self.config = config
         sets = {}
         for lang in config.l10n_langs:
-            sets[f"l10n_{lang}"] = _sides(read_pairs(l10n_path(lang, "dev"), config.limit))
+            sets[f"l10n_{lang}"] = _sides(read_pairs(l10n_path(lang, "dev"), config.l10n_limit or config.limit))
         for lang in config.tatoeba_langs:
             sets[f"tatoeba_{lang}"] = _sides(tatoeba_pairs(lang, config.limit))
         if config.general_langs:
@@ -45,6 +48,12 @@ class DevEvaluator(RetrievalEvaluator):
         if empty:  # caught before training starts, not at the first evaluation
             raise ValueError(f"dev set(s) {empty} have fewer than 2 pairs: choose other eval languages")
         super().__init__(sets, margin=margin, main_score=config.select)
+
+    def __call__(self, model) -> dict[str, float]:
+        found = super().__call__(model)
+        for kind in self.config.groups():
+            found[kind] = float(np.mean([v for k, v in found.items() if k.startswith(kind + "_")]))
+        return found
 
 
 class DevMiningEvaluator(MiningEvaluator):
