@@ -156,3 +156,17 @@ def test_the_mini_recipe_is_a_student_of_the_default(monkeypatch):
     assert task.objective == "laser3" and task.data == {"type": "general"}
     assert task.options["teacher"] == "xlingua-small-v2" and task.options["metric"] == "mse"
     assert task.options["english_weight"] == 1.0 and task.options["ranking_weight"] > 0
+
+
+def test_a_bf16_run_embeds_its_dev_sets_in_bf16_and_an_fp32_run_in_fp32(tiny_model_dir):
+    model = SentenceModel.load(str(tiny_model_dir), max_seq_length=16)
+    texts = ["the red cat", "der große hund", "a small house"]
+    fp32 = model.encode(texts).numpy()
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        under_autocast = model.encoder.encode(texts)
+    model.precision = "bf16"
+    bf16 = model.encode(texts)
+    assert bf16.dtype == torch.float32 and np.array_equal(bf16.numpy(), under_autocast)
+    assert not np.array_equal(bf16.numpy(), fp32)
+    cosine = (bf16.numpy() * fp32).sum(1) / np.linalg.norm(bf16.numpy(), axis=1) / np.linalg.norm(fp32, axis=1)
+    assert cosine.min() > 0.99

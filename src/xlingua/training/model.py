@@ -132,9 +132,12 @@ class SentenceModel(nn.Module):
         return result
 
     def encode(self, texts: list[str], batch_size: int = 64, show_progress: bool = False) -> torch.Tensor:
-        """Inference embeddings as the saved model will give them (eval mode, no grad)."""
-        return torch.from_numpy(np.asarray(self.encoder.encode(texts, batch_size=batch_size,
-                                                               show_progress=show_progress)))
+        """Inference embeddings as the saved model will give them (eval mode, no grad), in the
+        training precision: under bf16 the transformer runs as on the bf16 engines, at about twice
+        fp32's speed on a CPU with native bf16, which halves the time of dev evaluations."""
+        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=self.precision == "bf16"):
+            rows = self.encoder.encode(texts, batch_size=batch_size, show_progress=show_progress)
+        return torch.from_numpy(np.asarray(rows, dtype=np.float32))
 
     def save(self, path: str | Path, **meta) -> Path:
         if self.layers_from:
