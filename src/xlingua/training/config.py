@@ -61,16 +61,18 @@ class EvalConfig:
     l10n_limit: int | None = None
     select: str = "mean"
 
+    def _kinds(self) -> dict[str, list]:
+        """{kind of retrieval set: its languages}, in the order the evaluator builds them."""
+        return {"l10n": self.l10n_langs, "tatoeba": self.tatoeba_langs, "general": self.general_langs,
+                "pairs": list(self.pair_files)}
+
     def groups(self) -> list[str]:
         """The kinds of retrieval set this block has, each giving the mean of its sets."""
-        kinds = {"l10n": self.l10n_langs, "tatoeba": self.tatoeba_langs, "general": self.general_langs,
-                 "pairs": self.pair_files}
-        return [kind for kind, sets in kinds.items() if sets]
+        return [kind for kind, langs in self._kinds().items() if langs]
 
     def metric_names(self) -> list[str]:
         """The dev metrics this block gives, as the evaluators name them (training.evaluate)."""
-        sets = ([f"l10n_{l}" for l in self.l10n_langs] + [f"tatoeba_{l}" for l in self.tatoeba_langs]
-                + [f"general_{l}" for l in self.general_langs] + [f"pairs_{l}" for l in self.pair_files])
+        sets = [f"{kind}_{l}" for kind, langs in self._kinds().items() for l in langs]
         names = sets + (["mean", *self.groups()] if sets else [])
         if self.qe_pairs:
             names += ["qe"] + [f"qe_{p}" for p in self.qe_pairs]
