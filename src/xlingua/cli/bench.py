@@ -6,7 +6,7 @@ from pathlib import Path
 import typer
 
 from xlingua.cli.errors import Typer
-from xlingua.cli.options import MODEL_HELP
+from xlingua.cli.options import MODEL_HELP, option
 
 bench_app = Typer(no_args_is_help=True, help="Speed and quality benchmarks.")
 
@@ -17,7 +17,7 @@ def bench_embed_command(
     rounds: int = typer.Option(10, help="Interleaved timing rounds."),
     seed: int = typer.Option(0, help="Sampling seed."),
     path: list[str] = typer.Option(None, "--path", help="Paths to time (repeatable); default: bundled, bundled:torch, bundled:onnx, bundled:fast, use, sentence-transformers."),
-    out: str = typer.Option(None, "--out", help="Directory for embed_bench.json / .md (default $XLINGUA_HOME/bench/embed)."),
+    out: str = option(None, "--output", help="Directory for embed_bench.json / .md (default $XLINGUA_HOME/bench/embed)."),
     reference: str = typer.Option("bundled:torch", "--reference", help="The fp32 path cosines are taken against (e.g. DIR when timing bf16:DIR)."),
     peer_python: str = typer.Option(None, "--peer-python", help="A Python with sentence-transformers[onnx,openvino] (docs/engines.md): runs the sentence-transformers peers on the reference's model directory, in their own process."),
     peer: list[str] = typer.Option(None, "--peer", help="A peer to time (repeatable): st:torch, st:onnx, st:openvino, st:onnx-int8, st:openvino-int8; default with --peer-python: all."),
@@ -39,7 +39,7 @@ def bench_embed_command(
 
 @bench_app.command("peak")
 def bench_peak_command(
-    model: str = typer.Option("bundled", "--model", "-m", help="The model whose linear layers are multiplied (a BERT-style transformer)."),
+    model: str = option("bundled", "--model", help="The model whose linear layers are multiplied (a BERT-style transformer)."),
     dtype: list[str] = typer.Option(None, "--dtype", help="fp32, bf16 or int8 (repeatable); default: each one this CPU has."),
     seconds: float = typer.Option(3.0, help="Seconds per dtype."),
     tokens: int = typer.Option(8192, help="Rows of each product: the tokens of one batch."),
@@ -53,14 +53,14 @@ def bench_peak_command(
 
 @bench_app.command("prepare")
 def bench_prepare_command(
-    src_lang: str = typer.Option("de", "--src-lang", help="Source language (a newstest language)."),
-    tgt_lang: str = typer.Option("en", "--tgt-lang", help="en, or the source language again."),
+    src_lang: str = option("de", "--src-lang", help="Source language (a newstest language)."),
+    tgt_lang: str = option("en", "--tgt-lang", help="en, or the source language again."),
     noise_lang: str = typer.Option("fr", "--noise-lang", help="Language of the lines mixed in."),
     pairs: int = typer.Option(200, "--pairs", help="newstest pairs the documents are cut from."),
     keep: float = typer.Option(0.8, "--keep", help="Chance a sentence is kept on each side."),
     seed: int = typer.Option(0, "--seed"),
-    model: str = typer.Option("bundled", "--model", "-m", help=MODEL_HELP + " toy: character n-grams (source = target language only)."),
-    out: str = typer.Option("prepare_mine", "--out", help="Directory for the crawl, the runs and prepare_mine.json / .md."),
+    model: str = option("bundled", "--model", help=MODEL_HELP + " toy: character n-grams (source = target language only)."),
+    out: str = option("prepare_mine", "--output", help="Directory for the crawl, the runs and prepare_mine.json / .md."),
     workdir: str = typer.Option(None, "--workdir", help="Cache of the runs (default OUT/work)."),
 ):
     """Mining F1 on crawled documents built from newstest: raw lines vs split only vs `prepare`."""

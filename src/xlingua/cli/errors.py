@@ -72,9 +72,13 @@ def user_errors(func):
 
 
 class Typer(typer.Typer):
-    """typer.Typer whose commands all go through `user_errors`."""
+    """typer.Typer whose commands all go through `user_errors` and take the options' old
+    spellings without showing them (options.Command)."""
 
     def command(self, *args, **kwargs):
+        from xlingua.cli.options import Command
+
+        kwargs.setdefault("cls", Command)
         register = super().command(*args, **kwargs)
 
         def decorator(func):

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import typer
 
-from xlingua.cli.options import MODEL_OPTION
+from xlingua.cli.options import MODEL_OPTION, option
 
 
 def eval_command(
@@ -13,8 +13,8 @@ def eval_command(
     model: str = MODEL_OPTION,
     limit: int = typer.Option(None, "--limit", help="At most N items per language / set (quick runs)."),
     data_dir: str = typer.Option(None, "--data-dir", help="Benchmark root (default $XLINGUA_DATA or ../shared/benchmarks)."),
-    output: str = typer.Option(None, "-o", "--output", help="Result JSON; a .md table is written beside it."),
-    opt: list[str] = typer.Option(None, "--opt", help="Task option key=value or task.key=value, e.g. alpha=0.3 (repeatable)."),
+    output: str = option(None, "--output", help="Result JSON; a .md table is written beside it."),
+    opt: list[str] = option(None, "--set", help="A task option as KEY=VALUE or TASK.KEY=VALUE, e.g. alpha=0.3 (repeatable)."),
     list_tasks: bool = typer.Option(False, "--list", help="List the tasks and their options."),
     compare: bool = typer.Option(False, "--compare", help="Set two result JSONs (given as the arguments; a pipe or - "
                                  "works for either) side by side."),

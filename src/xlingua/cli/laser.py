@@ -7,6 +7,7 @@ from pathlib import Path
 import typer
 
 from xlingua.cli.errors import Typer
+from xlingua.cli.options import option, split_langs
 
 laser_app = Typer(no_args_is_help=True, help="LASER BiLSTM encoder (Artetxe & Schwenk 2019) trained from "
                                              "scratch, by translation or distilled from a teacher (LASER3).")
@@ -20,10 +21,11 @@ def _list(text: str | None) -> list[str]:
 
 @laser_app.command("train")
 def train(
-    out: Path = typer.Option(..., "--out", "-o", help="Run directory (checkpoint, encoder.pt, spm.model, log)."),
+    out: Path = option(..., "--output", help="Run directory (checkpoint, encoder.pt, spm.model, log)."),
     objective: str = typer.Option("translation", help="translation (encoder-decoder, the paper) | distill "
                                   "(encoder alone matches a teacher's vectors of the English side, LASER3)."),
-    langs: str = typer.Option(None, help="l10n languages (each paired with English). Default: translation "
+    langs: list[str] = option(None, "--lang", help="l10n languages, each paired with English: a code or a "
+                              "comma-separated list, repeatable. Default: translation "
                               f"{TRANSLATION_LANGS}; distill the 29 of the own-model recipe."),
     second_target: str = typer.Option("fr", help="translation: second decoder target language besides English."),
     l10n_pairs: int = typer.Option(None, help="l10n pairs per language (0 = all). Default: translation 15000 "
@@ -82,6 +84,8 @@ def train(
     distill = objective == "distill"
     if langs is None:
         langs = ",".join(L10N_LANGS) if distill else TRANSLATION_LANGS
+    else:
+        langs = ",".join(split_langs(langs))
     if l10n_pairs is None:
         l10n_pairs = 1500 if distill else 15000
     check_writable(out, is_dir=True)
@@ -103,7 +107,7 @@ def train(
 @laser_app.command("ship")
 def ship_command(
     source: Path = typer.Argument(..., help="Run directory (its encoder.pt) or a snapshot DIR/encoder_stepN.pt."),
-    out: Path = typer.Option(..., "--out", "-o", help="New directory in the shipping format (e.g. runs/laser/shipped); load it as laser:DIR."),
+    out: Path = option(..., "--output", help="New directory in the shipping format (e.g. runs/laser/shipped); load it as laser:DIR."),
 ):
     """Write an encoder with its checksums, fingerprint and probe vectors (manifest.json); no
     model package ships a BiLSTM, so the directory loads by its path, as laser:DIR."""
@@ -117,11 +121,11 @@ def ship_command(
 
 @laser_app.command("sweep")
 def sweep_command(
-    out: Path = typer.Option(..., "--out", "-o", help="Sweep directory: one run per size, sweep.json/.md/.png."),
+    out: Path = option(..., "--output", help="Sweep directory: one run per size, sweep.json/.md/.png."),
     sizes: str = typer.Option("1x192,1x320,2x192", help="BiLSTM LAYERSxUNITS (per direction), comma-separated."),
     vocab_sizes: str = typer.Option("8000,16000", help="SentencePiece vocabulary sizes, comma-separated."),
     minutes: float = typer.Option(10.0, help="Training minutes per student (equal budget for all)."),
-    option: list[str] = typer.Option(None, "--set", help="Any `laser train` setting as NAME=VALUE (lists "
+    option: list[str] = option(None, "--set", help="Any `laser train` setting as NAME=VALUE (lists "
                                      "comma-separated), e.g. --set embed_dim=128 --set exclude_langs=af,eu."),
 ):
     """Distil a student of every size for the same time; rank them on the general dev slice against

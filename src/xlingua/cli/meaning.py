@@ -6,6 +6,7 @@ from pathlib import Path
 import typer
 
 from xlingua.cli.errors import Typer
+from xlingua.cli.options import option, split_langs
 from xlingua.meaning.recipe import MeaningData
 
 meaning_app = Typer(no_args_is_help=True, help="Meaning embeddings (Tiyajamorn et al. 2021) on a frozen encoder.")
@@ -16,9 +17,10 @@ DEFAULT_LANGS = ",".join(DEFAULTS.langs)
 
 @meaning_app.command("train")
 def train(
-    out: Path = typer.Option(..., "--out", "-o", help="Directory for model.pt and train_log.json."),
+    out: Path = option(..., "--output", help="Directory for model.pt and train_log.json."),
     base: str = typer.Option("bundled", "--base", help="Frozen base encoder spec."),
-    langs: str = typer.Option(DEFAULT_LANGS, help="Comma-separated l10n languages (paired with English)."),
+    langs: list[str] = option(None, "--lang", help="l10n languages, each paired with English: a code or a "
+                              f"comma-separated list, repeatable (default {DEFAULT_LANGS}; '' = none)."),
     pairs: int = typer.Option(1000, help="Pairs sampled from each language's train file."),
     meaning_loss: bool = typer.Option(True, "--meaning-loss/--no-meaning-loss", help="Use L_M."),
     language_loss: bool = typer.Option(True, "--language-loss/--no-language-loss", help="Use L_L."),
@@ -61,6 +63,7 @@ def train(
     from xlingua.meaning.recipe import run_recipe, summary
     from xlingua.data.langs import normalize_lang
 
+    langs = DEFAULT_LANGS if langs is None else ",".join(split_langs(langs))
     check_writable(out, is_dir=True)
     for code in _items(langs) + _items(general_langs):
         normalize_lang(code)
@@ -78,7 +81,7 @@ def ship_command(
     source: Path = typer.Argument(..., help="Run directory (its model.pt, the chosen epoch) or DIR/model_epochN.pt."),
     base: str = typer.Option("bundled", "--base", help="The base encoder spec the model was trained on; "
                              "it loads as BASE+meaning."),
-    out: Path = typer.Option(None, "--out", "-o", help="New directory in the shipping format "
+    out: Path = option(None, "--output", help="New directory in the shipping format "
                              "(default: a source checkout's src/xlingua/models/meaning-BASE, which its model package is built from)."),
 ):
     """Ship a chosen meaning model (the MLPs only) with its checksum, probe vectors and how it was

@@ -3,21 +3,21 @@ from __future__ import annotations
 
 import typer
 
-from xlingua.cli.options import MODEL_OPTION
+from xlingua.cli.options import MODEL_OPTION, SRC_LANG_HELP, TGT_LANG_HELP, option
 
 
 def mine_command(
     src: str = typer.Argument(..., help="Source corpus: one sentence a line (or id<TAB>sentence), plain or .gz; a pipe such as <(zcat x.gz) works, and - (stdin) for one side."),
     tgt: str = typer.Argument(..., help="Target corpus, same format."),
-    output: str = typer.Option(..., "-o", "--output", help="Output pairs, gzipped TSV (score, src, tgt[, ids])."),
-    src_lang: str = typer.Option(..., "--src-lang", help="Source language code (ISO 639)."),
-    tgt_lang: str = typer.Option(..., "--tgt-lang", help="Target language code (ISO 639)."),
+    output: str = option(..., "--output", help="Output pairs, gzipped TSV (score, src, tgt[, ids])."),
+    src_lang: str = option(..., "--src-lang", help=SRC_LANG_HELP),
+    tgt_lang: str = option(..., "--tgt-lang", help=TGT_LANG_HELP),
     model: str = MODEL_OPTION,
     workdir: str = typer.Option(None, "--workdir", help="Cache of every step (default $XLINGUA_HOME/mine)."),
     margin: str = typer.Option("ratio", help="ratio | distance | absolute (plain cosine) | csls | inbatch."),
     k: int = typer.Option(4, "--k", help="Neighbours for the margin."),
     mode: str = typer.Option("max", help="forward | backward | intersect | max | union."),
-    threshold: float = typer.Option(None, help="Keep pairs with score >= T."),
+    threshold: float = option(None, "--threshold", help="Keep pairs with score >= T."),
     dedup: bool = typer.Option(False, "--dedup", help="Drop repeated sentences on each side before mining."),
     calibrate: str = typer.Option(None, "--calibrate", help="Gold pairs (src-id<TAB>tgt-id; a file or a pipe): use the F1-best threshold, report P/R/F1."),
     ray: str = typer.Option(None, "--ray", help="Run shard tasks on Ray: 'local' or a cluster address (ray://host:10001 or auto)."),
@@ -31,8 +31,9 @@ def mine_command(
     prepare: bool = typer.Option(False, "--prepare", help="The corpora are raw documents: run `xlingua prepare` (default settings) on each first."),
     prepare_format: str = typer.Option("line", "--prepare-format", help="Document format for --prepare: line | blank | tsv."),
     rescore: str = typer.Option(None, "--rescore", help="Two stages: --model (e.g. static-small) proposes candidates "
-                                "by margin, this model (e.g. bundled) embeds only their sentences and scores them by cosine."),
-    keep: float = typer.Option(0.4, help="With --rescore: the best candidates re-scored, as a fraction of the source sentences."),
+                                "by margin, this model (e.g. bundled) embeds only their sentences and neighbours and scores them by its margin."),
+    min_score: float = typer.Option(1.0, "--min-score", help="With --rescore: the first model's margin a pair needs to be re-scored."),
+    keep: float = typer.Option(None, help="With --rescore: at most this fraction of the source sentences' count of candidates, best first."),
 ):
     """Mine parallel sentence pairs from two monolingual corpora (LASER / stopes style)."""
     from rich.console import Console
@@ -43,7 +44,8 @@ def mine_command(
     config = MineConfig(src_lang, tgt_lang, model=model, margin=margin, k=k, mode=mode,
                         threshold=threshold, dedup=dedup, shard_size=shard_size, index=index,
                         nprobe=nprobe, batch_size=batch_size, check_lang=not skip_lang_check,
-                        src_embeddings=src_embeddings, tgt_embeddings=tgt_embeddings, rescore=rescore, keep=keep)
+                        src_embeddings=src_embeddings, tgt_embeddings=tgt_embeddings, rescore=rescore,
+                        min_score=min_score, keep=keep)
     summary = mine(src, tgt, output, config, workdir=workdir, ray=ray, calibrate=calibrate,
                    prepare_format=prepare_format if prepare else None)
     table = Table(title=f"mined {summary['written']:,} pairs -> {output}")

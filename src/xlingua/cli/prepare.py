@@ -3,11 +3,13 @@ from __future__ import annotations
 
 import typer
 
+from xlingua.cli.options import option
+
 
 def prepare_command(
     inputs: list[str] = typer.Argument(..., help="Documents (plain or .gz): one a line, blank-line separated, or id<TAB>text (see --format); pipes such as <(zcat x.gz) work, and - for stdin."),
-    output: str = typer.Option(..., "-o", "--output", help="Output directory: LANG.txt (id<TAB>sentence, what `mine` reads) and LANG.summary.json."),
-    lang: str = typer.Option(..., "--lang", help="Language to keep (ISO 639, optionally with a script: sr-Latn)."),
+    output: str = option(..., "--output", help="Output directory: LANG.txt (id<TAB>sentence, what `mine` reads) and LANG.summary.json."),
+    lang: str = option(..., "--lang", help="Language to keep (ISO 639, optionally with a script: sr-Latn)."),
     fmt: str = typer.Option("line", "--format", help="line (a document a line) | blank (documents separated by blank lines) | tsv (id<TAB>text)."),
     workdir: str = typer.Option(None, "--workdir", help="Cache of every step (default $XLINGUA_HOME/prepare); a rerun resumes."),
     ray: str = typer.Option(None, "--ray", help="Run shard tasks on Ray: 'local' or a cluster address."),

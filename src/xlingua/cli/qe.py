@@ -6,6 +6,7 @@ from pathlib import Path
 import typer
 
 from xlingua.cli.errors import Typer
+from xlingua.cli.options import option
 
 qe_app = Typer(no_args_is_help=True, help="Trained quality estimation: heads on a base encoder's vectors, "
                                           "fitted on WMT20 MLQE-PE train, chosen on its dev split.")
@@ -13,8 +14,8 @@ qe_app = Typer(no_args_is_help=True, help="Trained quality estimation: heads on 
 
 @qe_app.command("train")
 def train_command(
-    out: Path = typer.Option(..., "--out", "-o", help="Run directory (model/, report.json, report.md)."),
-    option: list[str] = typer.Option(None, "--set", help="A setting as NAME=VALUE (lists comma-separated): "
+    out: Path = option(..., "--output", help="Run directory (model/, report.json, report.md)."),
+    option: list[str] = option(None, "--set", help="A setting as NAME=VALUE (lists comma-separated): "
                                      "base, pairs, candidates, held_out, train_rows, seed."),
 ):
     """Fit every candidate head on the train split, keep the best by mean dev Pearson over the
@@ -33,8 +34,8 @@ def train_command(
 
 @qe_app.command("cross")
 def cross_command(
-    out: Path = typer.Option(..., "--out", "-o", help="Run directory (checkpoint.pt, log.jsonl, best/)."),
-    option: list[str] = typer.Option(None, "--set", help="A setting as NAME=VALUE (lists comma-separated): base, "
+    out: Path = option(..., "--output", help="Run directory (checkpoint.pt, log.jsonl, best/)."),
+    option: list[str] = option(None, "--set", help="A setting as NAME=VALUE (lists comma-separated): base, "
                                      "pairs, max_steps, batch_size, lr, head_lr, warmup_steps, max_len, precision, "
                                      "freeze_embeddings, eval_every, checkpoint_every, max_minutes, train_rows, "
                                      "dev_rows, seed."),
@@ -93,7 +94,7 @@ def eval_command(
     model: Path = typer.Argument(..., help="A `qe train` run, its model/, a shipped QE model directory, or a "
                                  "`qe cross` run's best/."),
     split: str = typer.Option("test20", help="test20 (report once, for a model chosen on dev) or dev."),
-    output: Path = typer.Option(None, "--output", "-o", help="Write the figures as JSON here too."),
+    output: Path = option(None, "--output", help="Write the figures as JSON here too."),
 ):
     """Pearson per language pair of the QE scores and of plain cosine against the human z-scores."""
     from xlingua.io import write_json
@@ -115,7 +116,7 @@ def eval_command(
 @qe_app.command("ship")
 def ship_command(
     run: Path = typer.Argument(..., help="A `qe train` run directory (its model/) or a QE model directory."),
-    out: Path = typer.Option(..., "--out", "-o", help="New directory (e.g. src/xlingua/models/qe-cross)."),
+    out: Path = option(..., "--output", help="New directory (e.g. src/xlingua/models/qe-cross)."),
 ):
     """Write the model with its checksums, base fingerprint and probe scores (manifest.json)."""
     from xlingua.cli.ship import echo_reinstall_hint

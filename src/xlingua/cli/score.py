@@ -3,13 +3,13 @@ from __future__ import annotations
 
 import typer
 
-from xlingua.cli.options import ERRORS_OPTION, MODEL_OPTION
+from xlingua.cli.options import ERRORS_OPTION, MODEL_OPTION, SRC_LANG_HELP, TGT_LANG_HELP, option
 
 
 def score_command(
     inputs: list[str] = typer.Argument(..., help="SRC TGT (two line-aligned files) or one src<TAB>tgt file; plain or .gz; "
                                         "a pipe such as <(cut -f1 x.tsv) works, and - (stdin) for one of them."),
-    output: str = typer.Option(..., "-o", "--output", help="OUT.tsv: a header row naming the columns (cosine[<TAB>margin][<TAB>qe]), "
+    output: str = option(..., "--output", help="OUT.tsv: a header row naming the columns (cosine[<TAB>margin][<TAB>qe]), "
                                "then one row per pair, in order."),
     model: str = MODEL_OPTION,
     margin: bool = typer.Option(False, "--margin", help="Add the ratio margin, neighbours taken within the same files."),
@@ -18,9 +18,9 @@ def score_command(
                             "translation, +1 one standard deviation better), from a head fitted on WMT20 MLQE-PE; "
                             "give --src-lang/--tgt-lang to use a trained pair's own head."),
     qe_model: str = typer.Option(None, "--qe-model", help="QE model: a shipped name (qe-cross, the default; qe-small, heads on the sentence vectors only, about 3x faster) or a directory (`xlingua qe train` / `qe cross` run, shipped copy)."),
-    min_score: float = typer.Option(None, "--min-score", help="Also write the pairs scoring >= T (the last column: qe, else margin, else cosine) beside OUT: OUT.kept.tsv, or OUT.kept.src / OUT.kept.tgt."),
-    src_lang: str = typer.Option(None, "--src-lang", help="Source language code (for encoders that use it, and --qe)."),
-    tgt_lang: str = typer.Option(None, "--tgt-lang", help="Target language code."),
+    threshold: float = option(None, "--threshold", help="Also write the pairs scoring >= T (the last column: qe, else margin, else cosine) beside OUT: OUT.kept.tsv, or OUT.kept.src / OUT.kept.tgt."),
+    src_lang: str = option(None, "--src-lang", help=SRC_LANG_HELP[:-1] + " (for encoders that use it, and --qe)."),
+    tgt_lang: str = option(None, "--tgt-lang", help=TGT_LANG_HELP),
     errors: str = ERRORS_OPTION,
     max_chars: int = typer.Option(1_000_000, help="Lines longer than this are an error."),
     no_header: bool = typer.Option(False, "--no-header", help="Leave out the header row: row i is pair i."),
@@ -33,7 +33,7 @@ def score_command(
     from xlingua.qe.load import load_qe, qe_route_text
     from xlingua.score import ScoreConfig, check_qe_pairs, qe_pair, score_files
 
-    config = ScoreConfig(margin=margin, k=k, min_score=min_score, src_lang=src_lang,
+    config = ScoreConfig(margin=margin, k=k, min_score=threshold, src_lang=src_lang,
                          tgt_lang=tgt_lang, errors=errors, max_chars=max_chars, header=not no_header)
     check_writable(output)
     with Spool(inputs, errors=errors, max_chars=max_chars, hint=ERRORS_HINT) as spool:

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import typer
 
+from xlingua.cli.options import option
+
 RECIPES = ("encoder", "laser", "meaning", "static")
 
 
@@ -15,11 +17,11 @@ def train_command(
                                  "`recipe: laser`, `recipe: meaning` or `recipe: static` trains those models."),
     resume: bool = typer.Option(False, "--resume", help="encoder: continue from OUTPUT_DIR/checkpoint.pt (same data "
                                 "order, same result); laser, meaning and static always go on from their checkpoint."),
-    output_dir: str = typer.Option(None, "--output-dir", "-o", help="Override the config's output_dir."),
-    model: str = typer.Option(None, "--model", "-m", help="Override the config's model (encoder: bundled:torch or a model dir)."),
+    output_dir: str = option(None, "--output", help="Override the config's output_dir."),
+    model: str = option(None, "--model", help="Override the config's model (encoder: bundled:torch or a model dir)."),
     max_steps: int = typer.Option(None, "--max-steps", help="Override the config's max_steps."),
     override: list[str] = typer.Option(None, "--override", help="encoder, with --resume: settings (comma-separated or repeated, e.g. lr,max_steps) whose new values apply; any other changed setting is an error."),
-    sets: list[str] = typer.Option(None, "--set", help="Any setting of the config as KEY=VALUE (read as YAML; lists "
+    sets: list[str] = option(None, "--set", help="Any setting of the config as KEY=VALUE (read as YAML; lists "
                                    "comma-separated for laser, meaning and static), e.g. --set lr=1e-4 --set seed=2."),
 ):
     """Train with a recipe: a sentence encoder with mUSE / DuEAM / OneAligner / LASER3 objectives

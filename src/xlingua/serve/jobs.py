@@ -5,7 +5,7 @@ from typing import Any, Literal
 
 import numpy as np
 from fastapi import APIRouter
-from pydantic import Field
+from pydantic import AliasChoices, Field
 
 from xlingua.serve.errors import APIError
 from xlingua.serve.state import AUTH, STATE, RequestBody, ServerState
@@ -27,8 +27,10 @@ class AlignRequest(RequestBody):
     a: Any
     b: Any
     split: bool = True
-    lang_a: str | None = None
-    lang_b: str | None = None
+    # the languages of a pair are src_lang and tgt_lang on every route; lang_a and lang_b, their
+    # old names here, are still read
+    src_lang: str | None = Field(None, validation_alias=AliasChoices("src_lang", "lang_a"))
+    tgt_lang: str | None = Field(None, validation_alias=AliasChoices("tgt_lang", "lang_b"))
 
 
 class MineRequest(RequestBody):
@@ -72,14 +74,14 @@ async def align(body: AlignRequest, state: ServerState = STATE):
 
     limit = state.config.max_items
     docs = []
-    for name, value, lang in (("a", body.a, body.lang_a), ("b", body.b, body.lang_b)):
+    for name, value, lang in (("a", body.a, body.src_lang), ("b", body.b, body.tgt_lang)):
         sents = document_sentences(state.texts(value, name), body.split, lang)
         if len(sents) > limit:
             raise APIError(413, f"{name} has {len(sents)} sentences, over the limit of "
                            f"{limit} per document", "too_many_sentences", name)
         docs.append(sents)
     result = await state.in_pool(align_sentences, state.blocking_embed, docs[0], docs[1],
-                                 body.lang_a, body.lang_b)
+                                 body.src_lang, body.tgt_lang)
     return {"a": result.a, "b": result.b,
             "script_a": _script(" ".join(result.a)), "script_b": _script(" ".join(result.b)),
             "alignment": [{"a": [r[0], r[1]], "b": [r[2], r[3]],

@@ -112,8 +112,8 @@ async function runAlign() {
   try {
     const body = { a: $("doc-a").value.split("\n"), b: $("doc-b").value.split("\n"), split: $("split").checked };
     body.a = body.a.filter((p) => p.trim()); body.b = body.b.filter((p) => p.trim());
-    if ($("lang-a").value.trim()) body.lang_a = $("lang-a").value.trim();
-    if ($("lang-b").value.trim()) body.lang_b = $("lang-b").value.trim();
+    if ($("lang-a").value.trim()) body.src_lang = $("lang-a").value.trim();
+    if ($("lang-b").value.trim()) body.tgt_lang = $("lang-b").value.trim();
     if (!body.a.length || !body.b.length) throw new Error("paste a document into both boxes");
     lastAlign = await api("/align", body);
     renderAlign(lastAlign);
