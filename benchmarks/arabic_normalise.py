@@ -22,6 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
+from xlingua.data.arabic import HARAKAT, SUPERSCRIPT_ALEF, TATWEEL  # the marks each variant removes
 from xlingua.encoders.loading import load_encoder
 from xlingua.io import write_json, write_text
 from xlingua.similarity import cosine_matrix, retrieval_accuracy
@@ -32,9 +33,6 @@ from xlingua.training.extend.report import LIMIT
 #: the new Arabic-script languages, then every known Arabic-script language with a dev slice
 LANGS = ["ace-Arab", "bjn-Arab", "knc-Arab", "ar", "fa", "ur", "ps", "sd", "ug", "ckb", "prs",
          "ks-Arab", "ary", "arz"]
-HARAKAT = "\u064b-\u0652"  # fathatan .. sukun
-TATWEEL = "\u0640"
-SUPERSCRIPT_ALEF = "\u0670"
 VARIANTS = {
     "none": None,
     "harakat": f"[{HARAKAT}]",

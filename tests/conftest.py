@@ -33,6 +33,11 @@ def corpora(shared) -> Path:
     return _require(shared / "corpora" / "l10n")
 
 
+@pytest.fixture(scope="session")
+def lowres_corpus(shared) -> Path:
+    return _require(shared / "corpora" / "lowres")
+
+
 @pytest.fixture(autouse=True)
 def _isolated_home(tmp_path_factory, monkeypatch):
     """Keep tests' caches out of the user's ~/.cache/xlingua: one fresh XLINGUA_HOME per test

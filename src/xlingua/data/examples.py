@@ -8,6 +8,9 @@ task in the YAML recipe):
   {type: general, langs: [de, ...] or null (all), sources: [ntrex, ...], limit: N, pair_files: {xx: FILE}}
         ../shared/corpora/general train split (translation, english, lang); `limit` per
         language; the dev slices (data.general) are never included, nor those of `pair_files`
+  {type: lowres, langs: [ee, mni-Latn, ...] or null (all), sources: [bible, mafand, ...], limit: N}
+        ../shared/corpora/lowres train split (translation, pivot, lang): the pivot side is English
+        or French, as the file names; `limit` per language; dev slices (data.lowres) never included
   {type: fragments, langs: [...] or null, sources: [...], words: [3, 10], limit: N, seed: S}
         spans of 3 to 10 words (twice as many characters in unspaced scripts) of the general
         corpus's train sentences, one per sentence, N sentences per language, English included
@@ -28,7 +31,9 @@ task in the YAML recipe):
         plain text in reading order; consecutive sentences of a paragraph (blank lines
         separate paragraphs) become (sentence, next sentence) pairs
 
-`data:` may also be a list of specs; their examples are concatenated.
+`data:` may also be a list of specs; their examples are concatenated. Any spec of language-tagged
+pairs (general, lowres, l10n, own_pairs) takes `strip_harakat: true`: each Arabic-script pair is
+followed by a copy without its harakat (data.arabic), `limit` counting the originals.
 """
 from __future__ import annotations
 
@@ -75,7 +80,8 @@ def read_ordered_text(paths, limit: int | None = None) -> list[tuple[str, str]]:
     return out
 
 
-_KEYS = {"l10n": {"langs", "split"}, "general": {"langs", "sources", "pair_files"}, "own_pairs": {"path", "lang"},
+_KEYS = {"l10n": {"langs", "split"}, "general": {"langs", "sources", "pair_files"},
+         "lowres": {"langs", "sources"}, "own_pairs": {"path", "lang"},
          "stsb_multi_mt": {"langs", "cross"},
          "tsv": {"path"}, "xnli": {"langs", "data_dir"},
          "dueam_unsupervised": {"langs", "data_dir"}, "dueam_weak": {"pairs", "data_dir"}, "ordered_text": {"paths"},
@@ -91,6 +97,7 @@ def load_examples(spec: dict, seed: int = 0) -> list[tuple]:
     spec = dict(spec)
     kind = spec.pop("type", None)
     limit = spec.pop("limit", None)
+    strip = bool(spec.pop("strip_harakat", False))
     if kind in _KEYS and set(spec) - _KEYS[kind]:
         raise ValueError(f"data type {kind!r}: unknown key(s) {sorted(set(spec) - _KEYS[kind])}; known: {sorted(_KEYS[kind])}")
     if kind == "l10n":
@@ -101,12 +108,12 @@ def load_examples(spec: dict, seed: int = 0) -> list[tuple]:
 
         pairs = read_general(spec.pop("langs", None), spec.pop("sources", SOURCES),
                              pair_files=spec.pop("pair_files", None) or {})
-        taken: dict[str, int] = {}
-        out = []
-        for p in pairs:
-            if not limit or taken.get(p.lang, 0) < limit:
-                taken[p.lang] = taken.get(p.lang, 0) + 1
-                out.append((p.text, p.english, p.lang))
+        out = _per_lang([(p.text, p.english, p.lang) for p in pairs], limit)
+    elif kind == "lowres":
+        from xlingua.data.lowres import SOURCES as LOWRES_SOURCES, read_lowres
+
+        out = _per_lang([(p.text, p.pivot, p.lang) for p in read_lowres(spec.pop("langs", None),
+                                                                          spec.pop("sources", LOWRES_SOURCES))], limit)
     elif kind == "fragments":  # short spans of the general corpus's train sentences; limit per language
         from xlingua.data.fragments import general_fragments
         from xlingua.data.general import SOURCES
@@ -142,6 +149,21 @@ def load_examples(spec: dict, seed: int = 0) -> list[tuple]:
         raise ValueError(f"unknown data type {kind!r}; choose {', '.join(_KEYS)}")
     if not out:
         raise ValueError(f"data spec {kind!r} produced no examples")
+    if strip:
+        from xlingua.data.arabic import with_stripped_copies
+
+        out = with_stripped_copies(out)
+    return out
+
+
+def _per_lang(examples: list[tuple], limit: int | None) -> list[tuple]:
+    """The first `limit` examples of each language (their third field); all when no limit."""
+    taken: dict[str, int] = {}
+    out = []
+    for e in examples:
+        if not limit or taken.get(e[2], 0) < limit:
+            taken[e[2]] = taken.get(e[2], 0) + 1
+            out.append(e)
     return out
 
 
