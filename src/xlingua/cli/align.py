@@ -13,9 +13,9 @@ def align_command(
     output: str = option(..., "--output", help="OUT.tsv: a header row naming the columns (a_start a_end "
                                "b_start b_end score a_text b_text), then one row per aligned group."),
     model: str = MODEL_OPTION,
-    src_lang: str = option(None, "--src-lang", help="Language code of document A (sentence splitting, encoders "
+    src_lang: str = option(None, "--src-lang", "--lang-a", help="Language code of document A (sentence splitting, encoders "
                            "that use it)."),
-    tgt_lang: str = option(None, "--tgt-lang", help="Language code of document B."),
+    tgt_lang: str = option(None, "--tgt-lang", "--lang-b", help="Language code of document B."),
     no_split: bool = typer.Option(False, "--no-split", help="Lines are sentences already: don't split them."),
     skip_quantile: float = typer.Option(0.2, help="Cost of leaving a sentence unaligned, as this quantile of all 1-1 costs."),
     errors: str = ERRORS_OPTION,

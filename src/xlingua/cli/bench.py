@@ -17,7 +17,7 @@ def bench_embed_command(
     rounds: int = typer.Option(10, help="Interleaved timing rounds."),
     seed: int = typer.Option(0, help="Sampling seed."),
     path: list[str] = typer.Option(None, "--path", help="Paths to time (repeatable); default: bundled, bundled:torch, bundled:onnx, bundled:fast, use, sentence-transformers."),
-    out: str = option(None, "--output", help="Directory for embed_bench.json / .md (default $XLINGUA_HOME/bench/embed)."),
+    out: str = option(None, "--output", "--out", help="Directory for embed_bench.json / .md (default $XLINGUA_HOME/bench/embed)."),
     reference: str = typer.Option("bundled:torch", "--reference", help="The fp32 path cosines are taken against (e.g. DIR when timing bf16:DIR)."),
     peer_python: str = typer.Option(None, "--peer-python", help="A Python with sentence-transformers[onnx,openvino] (docs/engines.md): runs the sentence-transformers peers on the reference's model directory, in their own process."),
     peer: list[str] = typer.Option(None, "--peer", help="A peer to time (repeatable): st:torch, st:onnx, st:openvino, st:onnx-int8, st:openvino-int8; default with --peer-python: all."),
@@ -60,7 +60,7 @@ def bench_prepare_command(
     keep: float = typer.Option(0.8, "--keep", help="Chance a sentence is kept on each side."),
     seed: int = typer.Option(0, "--seed"),
     model: str = option("bundled", "--model", help=MODEL_HELP + " toy: character n-grams (source = target language only)."),
-    out: str = option("prepare_mine", "--output", help="Directory for the crawl, the runs and prepare_mine.json / .md."),
+    out: str = option("prepare_mine", "--output", "--out", help="Directory for the crawl, the runs and prepare_mine.json / .md."),
     workdir: str = typer.Option(None, "--workdir", help="Cache of the runs (default OUT/work)."),
 ):
     """Mining F1 on crawled documents built from newstest: raw lines vs split only vs `prepare`."""

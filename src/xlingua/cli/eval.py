@@ -14,7 +14,7 @@ def eval_command(
     limit: int = typer.Option(None, "--limit", help="At most N items per language / set (quick runs)."),
     data_dir: str = typer.Option(None, "--data-dir", help="Benchmark root (default $XLINGUA_DATA or ../shared/benchmarks)."),
     output: str = option(None, "--output", help="Result JSON; a .md table is written beside it."),
-    opt: list[str] = option(None, "--set", help="A task option as KEY=VALUE or TASK.KEY=VALUE, e.g. alpha=0.3 (repeatable)."),
+    opt: list[str] = option(None, "--set", "--opt", help="A task option as KEY=VALUE or TASK.KEY=VALUE, e.g. alpha=0.3 (repeatable)."),
     list_tasks: bool = typer.Option(False, "--list", help="List the tasks and their options."),
     compare: bool = typer.Option(False, "--compare", help="Set two result JSONs (given as the arguments; a pipe or - "
                                  "works for either) side by side."),

@@ -21,10 +21,10 @@ def _list(text: str | None) -> list[str]:
 
 @laser_app.command("train")
 def train(
-    out: Path = option(..., "--output", help="Run directory (checkpoint, encoder.pt, spm.model, log)."),
+    out: Path = option(..., "--output", "--out", help="Run directory (checkpoint, encoder.pt, spm.model, log)."),
     objective: str = typer.Option("translation", help="translation (encoder-decoder, the paper) | distill "
                                   "(encoder alone matches a teacher's vectors of the English side, LASER3)."),
-    langs: list[str] = option(None, "--lang", help="l10n languages, each paired with English: a code or a "
+    langs: list[str] = option(None, "--lang", "--langs", help="l10n languages, each paired with English: a code or a "
                               "comma-separated list, repeatable. Default: translation "
                               f"{TRANSLATION_LANGS}; distill the 29 of the own-model recipe."),
     second_target: str = typer.Option("fr", help="translation: second decoder target language besides English."),
@@ -107,7 +107,7 @@ def train(
 @laser_app.command("ship")
 def ship_command(
     source: Path = typer.Argument(..., help="Run directory (its encoder.pt) or a snapshot DIR/encoder_stepN.pt."),
-    out: Path = option(..., "--output", help="New directory in the shipping format (e.g. runs/laser/shipped); load it as laser:DIR."),
+    out: Path = option(..., "--output", "--out", help="New directory in the shipping format (e.g. runs/laser/shipped); load it as laser:DIR."),
 ):
     """Write an encoder with its checksums, fingerprint and probe vectors (manifest.json); no
     model package ships a BiLSTM, so the directory loads by its path, as laser:DIR."""
@@ -121,11 +121,11 @@ def ship_command(
 
 @laser_app.command("sweep")
 def sweep_command(
-    out: Path = option(..., "--output", help="Sweep directory: one run per size, sweep.json/.md/.png."),
+    out: Path = option(..., "--output", "--out", help="Sweep directory: one run per size, sweep.json/.md/.png."),
     sizes: str = typer.Option("1x192,1x320,2x192", help="BiLSTM LAYERSxUNITS (per direction), comma-separated."),
     vocab_sizes: str = typer.Option("8000,16000", help="SentencePiece vocabulary sizes, comma-separated."),
     minutes: float = typer.Option(10.0, help="Training minutes per student (equal budget for all)."),
-    option: list[str] = option(None, "--set", help="Any `laser train` setting as NAME=VALUE (lists "
+    settings: list[str] = option(None, "--set", help="Any `laser train` setting as NAME=VALUE (lists "
                                      "comma-separated), e.g. --set embed_dim=128 --set exclude_langs=af,eu."),
 ):
     """Distil a student of every size for the same time; rank them on the general dev slice against
@@ -133,6 +133,6 @@ def sweep_command(
     from xlingua.bench.laser_sweep import markdown, parse_sizes, run_sweep
     from xlingua.laser.config import LaserTrainConfig, parse_settings
 
-    base = LaserTrainConfig.distill(**parse_settings(option or []))
+    base = LaserTrainConfig.distill(**parse_settings(settings or []))
     report = run_sweep(base, out, parse_sizes(sizes), [int(v) for v in _list(vocab_sizes)], minutes, echo=typer.echo)
     typer.echo(markdown(report))

@@ -17,9 +17,9 @@ DEFAULT_LANGS = ",".join(DEFAULTS.langs)
 
 @meaning_app.command("train")
 def train(
-    out: Path = option(..., "--output", help="Directory for model.pt and train_log.json."),
+    out: Path = option(..., "--output", "--out", help="Directory for model.pt and train_log.json."),
     base: str = typer.Option("bundled", "--base", help="Frozen base encoder spec."),
-    langs: list[str] = option(None, "--lang", help="l10n languages, each paired with English: a code or a "
+    langs: list[str] = option(None, "--lang", "--langs", help="l10n languages, each paired with English: a code or a "
                               f"comma-separated list, repeatable (default {DEFAULT_LANGS}; '' = none)."),
     pairs: int = typer.Option(1000, help="Pairs sampled from each language's train file."),
     meaning_loss: bool = typer.Option(True, "--meaning-loss/--no-meaning-loss", help="Use L_M."),
@@ -81,7 +81,7 @@ def ship_command(
     source: Path = typer.Argument(..., help="Run directory (its model.pt, the chosen epoch) or DIR/model_epochN.pt."),
     base: str = typer.Option("bundled", "--base", help="The base encoder spec the model was trained on; "
                              "it loads as BASE+meaning."),
-    out: Path = option(None, "--output", help="New directory in the shipping format "
+    out: Path = option(None, "--output", "--out", help="New directory in the shipping format "
                              "(default: a source checkout's src/xlingua/models/meaning-BASE, which its model package is built from)."),
 ):
     """Ship a chosen meaning model (the MLPs only) with its checksum, probe vectors and how it was

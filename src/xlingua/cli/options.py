@@ -1,9 +1,9 @@
 """Options several commands take, declared once so that they read alike everywhere.
 
-One spelling per meaning: `option(default, "--output", help=...)` declares the agreed spelling
-with its short form and the old spellings that stand for it. An old spelling still parses, so
-a recorded command keeps working, but `Command` leaves it out of --help and of error messages,
-and the docs show only the agreed one (docs/guide/options.md)."""
+One spelling per meaning: `option(default, "--output", "--out", help=...)` declares the agreed
+spelling, its short form and the spellings the command took before. An old spelling still
+parses, so a recorded command keeps working, but `Command` leaves it out of --help and of
+error messages, and the docs show only the agreed one (docs/guide/options.md)."""
 from __future__ import annotations
 
 from contextlib import contextmanager
@@ -16,11 +16,11 @@ from xlingua.encoders.loading import BUNDLED
 
 #: the short form of an agreed spelling, on every command that takes it
 SHORT = {"--model": "-m", "--output": "-o", "--lang": "-l"}
-#: old spelling -> the agreed one it stands for
+#: old spelling -> the agreed one it stands for, where a command declares it beside that one
 OLD_SPELLINGS = {
-    "--lang-a": "--src-lang",  # align's first document
+    "--lang-a": "--src-lang",  # align
     "--lang-b": "--tgt-lang",
-    "--out": "--output",
+    "--out": "--output",  # the commands that write a directory
     "--output-dir": "--output",  # train
     "--min-score": "--threshold",  # score
     "--langs": "--lang",  # laser train, meaning train
@@ -28,9 +28,12 @@ OLD_SPELLINGS = {
 }
 
 
-def option(default: Any, name: str, **kwargs) -> Any:
-    """typer.Option spelled `name` (an agreed spelling), with its short form and old spellings."""
-    old = [o for o, agreed in OLD_SPELLINGS.items() if agreed == name]
+def option(default: Any, name: str, *old: str, **kwargs) -> Any:
+    """typer.Option spelled `name` (an agreed spelling) with its short form; `old` are the
+    spellings the command took before (each in OLD_SPELLINGS), which still parse."""
+    wrong = [o for o in old if OLD_SPELLINGS.get(o) != name]
+    if wrong:
+        raise ValueError(f"{wrong[0]} is not an old spelling of {name} (OLD_SPELLINGS)")
     short = [SHORT[name]] if name in SHORT else []
     return typer.Option(default, name, *short, *old, **kwargs)
 

@@ -14,8 +14,8 @@ qe_app = Typer(no_args_is_help=True, help="Trained quality estimation: heads on 
 
 @qe_app.command("train")
 def train_command(
-    out: Path = option(..., "--output", help="Run directory (model/, report.json, report.md)."),
-    option: list[str] = option(None, "--set", help="A setting as NAME=VALUE (lists comma-separated): "
+    out: Path = option(..., "--output", "--out", help="Run directory (model/, report.json, report.md)."),
+    settings: list[str] = option(None, "--set", help="A setting as NAME=VALUE (lists comma-separated): "
                                      "base, pairs, candidates, held_out, train_rows, seed."),
 ):
     """Fit every candidate head on the train split, keep the best by mean dev Pearson over the
@@ -25,7 +25,7 @@ def train_command(
     from xlingua.qe.train import QEConfig, train
     from xlingua.settings import parse_settings
 
-    config = QEConfig(**parse_settings(QEConfig, option or []))
+    config = QEConfig(**parse_settings(QEConfig, settings or []))
     check_writable(out, is_dir=True)
     report = train(config, out, log=lambda line: typer.echo(line, err=True))
     typer.echo((out / "report.md").read_text(encoding="utf-8"))
@@ -34,8 +34,8 @@ def train_command(
 
 @qe_app.command("cross")
 def cross_command(
-    out: Path = option(..., "--output", help="Run directory (checkpoint.pt, log.jsonl, best/)."),
-    option: list[str] = option(None, "--set", help="A setting as NAME=VALUE (lists comma-separated): base, "
+    out: Path = option(..., "--output", "--out", help="Run directory (checkpoint.pt, log.jsonl, best/)."),
+    settings: list[str] = option(None, "--set", help="A setting as NAME=VALUE (lists comma-separated): base, "
                                      "pairs, max_steps, batch_size, lr, head_lr, warmup_steps, max_len, precision, "
                                      "freeze_embeddings, eval_every, checkpoint_every, max_minutes, train_rows, "
                                      "dev_rows, seed."),
@@ -56,7 +56,7 @@ def cross_command(
     from xlingua.qe.cross import CrossQEConfig, train_cross
     from xlingua.settings import parse_settings
 
-    config = CrossQEConfig(**parse_settings(CrossQEConfig, option or []))
+    config = CrossQEConfig(**parse_settings(CrossQEConfig, settings or []))
     check_writable(out, is_dir=True)
     partner_model = None if partner == "none" else _qe_heads(partner)
     unseen_model = _qe_heads(unseen, "--unseen") if unseen else None
@@ -116,7 +116,7 @@ def eval_command(
 @qe_app.command("ship")
 def ship_command(
     run: Path = typer.Argument(..., help="A `qe train` run directory (its model/) or a QE model directory."),
-    out: Path = option(..., "--output", help="New directory (e.g. src/xlingua/models/qe-cross)."),
+    out: Path = option(..., "--output", "--out", help="New directory (e.g. src/xlingua/models/qe-cross)."),
 ):
     """Write the model with its checksums, base fingerprint and probe scores (manifest.json)."""
     from xlingua.cli.ship import echo_reinstall_hint

@@ -18,7 +18,7 @@ def score_command(
                             "translation, +1 one standard deviation better), from a head fitted on WMT20 MLQE-PE; "
                             "give --src-lang/--tgt-lang to use a trained pair's own head."),
     qe_model: str = typer.Option(None, "--qe-model", help="QE model: a shipped name (qe-cross, the default; qe-small, heads on the sentence vectors only, about 3x faster) or a directory (`xlingua qe train` / `qe cross` run, shipped copy)."),
-    threshold: float = option(None, "--threshold", help="Also write the pairs scoring >= T (the last column: qe, else margin, else cosine) beside OUT: OUT.kept.tsv, or OUT.kept.src / OUT.kept.tgt."),
+    threshold: float = option(None, "--threshold", "--min-score", help="Also write the pairs scoring >= T (the last column: qe, else margin, else cosine) beside OUT: OUT.kept.tsv, or OUT.kept.src / OUT.kept.tgt."),
     src_lang: str = option(None, "--src-lang", help=SRC_LANG_HELP[:-1] + " (for encoders that use it, and --qe)."),
     tgt_lang: str = option(None, "--tgt-lang", help=TGT_LANG_HELP),
     errors: str = ERRORS_OPTION,

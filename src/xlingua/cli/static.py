@@ -14,8 +14,8 @@ static_app = Typer(no_args_is_help=True, help="Static encoders: a teacher's toke
 
 @static_app.command("train")
 def train_command(
-    out: Path = option(..., "--output", help="Run directory (checkpoint.pt, log.jsonl, model/ at the dev-best step)."),
-    option: list[str] = option(None, "--set", help="A setting as NAME=VALUE (lists comma-separated): teacher, "
+    out: Path = option(..., "--output", "--out", help="Run directory (checkpoint.pt, log.jsonl, model/ at the dev-best step)."),
+    settings: list[str] = option(None, "--set", help="A setting as NAME=VALUE (lists comma-separated): teacher, "
                                      "dim, min_count, sif, init (teacher|model2vec|random), batch_size, scale, lr, "
                                      "max_steps, max_minutes, dev_every, checkpoint_every, log_every, seed, "
                                      "exclude_langs."),
@@ -28,13 +28,13 @@ def train_command(
     from xlingua.static.train import StaticConfig, run_recipe, summary
 
     check_writable(out, is_dir=True)
-    typer.echo(summary(run_recipe({"output_dir": str(out), **parse_settings(StaticConfig, option or [])}), out))
+    typer.echo(summary(run_recipe({"output_dir": str(out), **parse_settings(StaticConfig, settings or [])}), out))
 
 
 @static_app.command("ship")
 def ship_command(
     run: Path = typer.Argument(..., help="A `static train` run directory (its model/) or a static encoder directory."),
-    out: Path = option(..., "--output", help="New directory in the shipping format (e.g. src/xlingua/models/static-small)."),
+    out: Path = option(..., "--output", "--out", help="New directory in the shipping format (e.g. src/xlingua/models/static-small)."),
     dtype: str = typer.Option("float16", help="Stored vectors: float16 | int8 (a scale per row; half the size)."),
 ):
     """Write the model with its checksums, fingerprint and probe vectors (manifest.json)."""

@@ -17,7 +17,7 @@ def train_command(
                                  "`recipe: laser`, `recipe: meaning` or `recipe: static` trains those models."),
     resume: bool = typer.Option(False, "--resume", help="encoder: continue from OUTPUT_DIR/checkpoint.pt (same data "
                                 "order, same result); laser, meaning and static always go on from their checkpoint."),
-    output_dir: str = option(None, "--output", help="Override the config's output_dir."),
+    output_dir: str = option(None, "--output", "--output-dir", help="Override the config's output_dir."),
     model: str = option(None, "--model", help="Override the config's model (encoder: bundled:torch or a model dir)."),
     max_steps: int = typer.Option(None, "--max-steps", help="Override the config's max_steps."),
     override: list[str] = typer.Option(None, "--override", help="encoder, with --resume: settings (comma-separated or repeated, e.g. lr,max_steps) whose new values apply; any other changed setting is an error."),
