@@ -41,13 +41,17 @@ def extend_command(
 
 
 def report_command(
-    lang: list[str] = typer.Option(..., "--lang", "-l", help=LANG_HELP),
+    lang: list[str] = typer.Option(None, "--lang", "-l", help=LANG_HELP + " With --lowres: that corpus's codes (default: all)."),
     pairs: Path = typer.Option(None, "--pairs", help=PAIRS_HELP),
     model: str = typer.Option("bundled", "--model", "-m", help="Encoder spec or model directory."),
     output: Path = typer.Option(None, "--output", "-o", help="Also write the report as JSON here."),
+    lowres: bool = typer.Option(False, "--lowres", help="Report the low-resource corpus's dev slices instead (xx->pivot, pivot->xx; Bible and non-Bible apart; the mean)."),
 ):
     """Retrieval error per language, xx->en and en->xx, on each language's held-out dev pairs (the
-    general corpus's NLLB-Seed or NTREX slice, or a fifth of --pairs up to 500)."""
+    general corpus's NLLB-Seed or NTREX slice, or a fifth of --pairs up to 500); with --lowres,
+    xx->pivot and pivot->xx on the low-resource corpus's dev slices."""
+    if lowres:
+        return _lowres_report(lang, pairs, model, output)
     from xlingua.data.general import read_own_pairs
     from xlingua.encoders.loading import load_encoder
     from xlingua.io import check_writable, write_json
@@ -64,3 +68,19 @@ def report_command(
     typer.echo(format_report(report))
     if output is not None:
         write_json(output, {"model": model, "report": report})
+
+
+def _lowres_report(lang, pairs, model: str, output) -> None:
+    from xlingua.encoders.loading import load_encoder
+    from xlingua.io import check_writable, write_json
+    from xlingua.training.extend.lowres_report import format_lowres_report, lowres_dev_sets, lowres_report
+
+    if pairs is not None:
+        raise ValueError("--pairs is for the general-corpus report; --lowres reads the low-resource corpus only")
+    dev = lowres_dev_sets(lang or None)  # a bad file or line fails before the model loads
+    if output is not None:
+        check_writable(output)
+    report = lowres_report(load_encoder(model), dev)
+    typer.echo(format_lowres_report(report))
+    if output is not None:
+        write_json(output, {"model": model, "corpus": "lowres", "report": report})
