@@ -5,16 +5,18 @@ from pathlib import Path
 
 import typer
 
-LANG_HELP = ("A language code or a group: tibetan (dz, bo), tifinagh (taq-Tfng, zgh), arabic-script "
-             "(ace-Arab, bjn-Arab, knc-Arab); repeatable.")
+from xlingua.cli.options import option, split_langs
+
+LANG_HELP = ("A language code, a comma-separated list, or a group: tibetan (dz, bo), tifinagh (taq-Tfng, zgh), "
+             "arabic-script (ace-Arab, bjn-Arab, knc-Arab); repeatable.")
 PAIRS_HELP = "Your own translations, one `xx<TAB>english` pair a line, for the one --lang given (plain or gzip)."
 
 
 def extend_command(
-    lang: list[str] = typer.Option(..., "--lang", "-l", help=LANG_HELP),
-    out: Path = typer.Option(..., "--out", "-o", help="Run directory: checkpoint.pt, log.jsonl, report.json, best/ (the model)."),
+    lang: list[str] = option(..., "--lang", help=LANG_HELP),
+    out: Path = option(..., "--output", "--out", help="Run directory: checkpoint.pt, log.jsonl, report.json, best/ (the model)."),
     pairs: Path = typer.Option(None, "--pairs", help=PAIRS_HELP),
-    model: str = typer.Option("bundled", "--model", "-m", help="The model to extend (an e5-family spec or a model directory); also the frozen teacher."),
+    model: str = option("bundled", "--model", help="The model to extend (an e5-family spec or a model directory); also the frozen teacher."),
     mix: float = typer.Option(0.3, "--mix", help="Share of steps on pairs of the model's original languages (general corpus), which keep them in place."),
     rank_against: str = typer.Option("teacher", "--rank-against", help="Rank translations against the English vectors of the frozen teacher (as LASER3) or of the student being trained, which lets ranking reshape English too."),
     keep_ranking: float = typer.Option(0.0, "--keep-ranking", help="Translation-ranking weight on the original languages' pairs (0: distillation alone holds them)."),
@@ -32,7 +34,7 @@ def extend_command(
     after; rerun the same command to resume. Then use --model OUT/best anywhere."""
     from xlingua.training.extend.run import ExtendOptions, check, extend
 
-    opts = ExtendOptions(langs=lang, out=str(out), model=model, pairs=None if pairs is None else str(pairs), mix=mix,
+    opts = ExtendOptions(langs=split_langs(lang), out=str(out), model=model, pairs=None if pairs is None else str(pairs), mix=mix,
                          sts=sts, rank_against=rank_against, keep_ranking=keep_ranking, rows_only=rows_only,
                          max_minutes=max_minutes, max_steps=max_steps, new_pieces=new_pieces, lr=lr,
                          pieces_lr=pieces_lr, spare_known=spare_known)
@@ -41,15 +43,16 @@ def extend_command(
 
 
 def report_command(
-    lang: list[str] = typer.Option(None, "--lang", "-l", help=LANG_HELP + " With --lowres: that corpus's codes (default: all)."),
+    lang: list[str] = option(None, "--lang", help=LANG_HELP + " With --lowres: that corpus's codes (default: all)."),
     pairs: Path = typer.Option(None, "--pairs", help=PAIRS_HELP),
-    model: str = typer.Option("bundled", "--model", "-m", help="Encoder spec or model directory."),
-    output: Path = typer.Option(None, "--output", "-o", help="Also write the report as JSON here."),
+    model: str = option("bundled", "--model", help="Encoder spec or model directory."),
+    output: Path = option(None, "--output", help="Also write the report as JSON here."),
     lowres: bool = typer.Option(False, "--lowres", help="Report the low-resource corpus's dev slices instead (xx->pivot, pivot->xx; Bible and non-Bible apart; the mean)."),
 ):
     """Retrieval error per language, xx->en and en->xx, on each language's held-out dev pairs (the
     general corpus's NLLB-Seed or NTREX slice, or a fifth of --pairs up to 500); with --lowres,
     xx->pivot and pivot->xx on the low-resource corpus's dev slices."""
+    lang = None if lang is None else split_langs(lang)
     if lowres:
         return _lowres_report(lang, pairs, model, output)
     from xlingua.data.general import read_own_pairs
