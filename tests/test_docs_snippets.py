@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from tests.docs_snippets import FENCE, PAGES, ROOT, blocks, check_page
+from tests.docs_snippets import FENCE, PAGES, ROOT, RUN, blocks, check_page
 
 AGREED_ONLY = re.compile(r"(?<![\w-])--(out|output-dir|min-score|langs|opt|lang-a|lang-b)(?![\w-])")
 
@@ -55,3 +55,11 @@ def test_the_docs_use_the_agreed_spellings():
              for m in AGREED_ONLY.finditer(re.sub(r"`python benchmarks/[^`]*`", "",
                                                   FENCE.sub("", page.read_text(encoding="utf-8"))))]
     assert prose == []
+
+
+def test_no_command_hides_in_a_block_that_is_not_run():
+    # output and formats go in plain blocks; a command there would escape the check
+    hidden = [f"{page.name}: {line.strip()}" for page in PAGES
+              for m in FENCE.finditer(page.read_text(encoding="utf-8")) if m[2] not in RUN
+              for line in m[3].splitlines() if re.match(r"\s*(\S+=\S+\s+)*(xlingua|python|make|\.venv/bin/)\b", line)]
+    assert hidden == []
