@@ -82,10 +82,8 @@ def train(
     from xlingua.data.langs import normalize_lang
 
     distill = objective == "distill"
-    if langs is None:
-        langs = ",".join(L10N_LANGS) if distill else TRANSLATION_LANGS
-    else:
-        langs = ",".join(split_langs(langs))
+    default = ",".join(L10N_LANGS) if distill else TRANSLATION_LANGS
+    langs = default if langs is None else ",".join(split_langs(langs))
     if l10n_pairs is None:
         l10n_pairs = 1500 if distill else 15000
     check_writable(out, is_dir=True)
