@@ -9,6 +9,8 @@ from mining_legacy import run, runs, write_inputs
 
 ARCHIVE = Path(__file__).parent / "legacy" / "workdirs.tar.gz"
 RECOMPUTED = {"select", "write", "prepare_write_src", "prepare_write_tgt"}  # outside the steps: every run
+# steps whose method changed since: computed again under a new key, their pairs new
+CHANGED = {"b": {"rescore"}}  # the second stage's margin over re-embedded neighbours
 
 
 def _step_dirs(workdir: Path) -> set[str]:
@@ -23,7 +25,10 @@ def test_an_old_work_directory_resumes_without_recomputing(tmp_path, name):
     want = call["output"].read_bytes()
     before = _step_dirs(call["workdir"])
     summary = run(call)
-    assert _step_dirs(call["workdir"]) == before  # no step under a new key
-    stages = {k: v["cached"] for k, v in summary["timings"].items() if k not in RECOMPUTED}
+    changed = CHANGED.get(name, set())
+    new = {d for d in _step_dirs(call["workdir"]) - before if d.split("/")[0] not in changed}
+    assert not new  # no other step under a new key
+    stages = {k: v["cached"] for k, v in summary["timings"].items() if k not in RECOMPUTED | changed}
     assert stages and all(stages.values()), stages
-    assert call["output"].read_bytes() == want
+    if not changed:
+        assert call["output"].read_bytes() == want

@@ -1,23 +1,25 @@
-"""Two-stage mining: the first model's best candidates, re-scored by a second model that embeds
-only their sentences; cached like every step."""
+"""Two-stage mining: the first model's candidates over a margin threshold, re-scored by a second
+model's margin over the candidates' re-embedded first-stage neighbours; cached and resumable."""
 import gzip
-import math
 
 import numpy as np
 import pytest
 from mining_toy import toy_corpus, write_lines
 
 from xlingua.mining import MineConfig, mine
+from xlingua.mining.rescore import plan_candidates, rescore_candidates
 from xlingua.mining.toy import CharNgramEncoder
-from xlingua.similarity.cosine import paired_cosine
 
 
 class Counting(CharNgramEncoder):
-    def __init__(self, **kw):
+    def __init__(self, fail_after=None, **kw):
         super().__init__(**kw)
         self.seen = 0
+        self.fail_after = fail_after
 
     def _encode_batch(self, texts, lang):
+        if self.fail_after is not None and self.seen >= self.fail_after:
+            raise KeyboardInterrupt("killed")
         self.seen += len(texts)
         return super()._encode_batch(texts, lang)
 
@@ -27,28 +29,106 @@ def _read(path):
         return [line.rstrip("\n").split("\t") for line in f]
 
 
-@pytest.mark.parametrize("keep", [0.5, 1.0])
-def test_second_model_scores_the_kept_candidates_by_cosine(tmp_path, keep):
+# 3 sources, 3 targets, k = 2: each row's two nearest (cosine, row), best first
+FWD = (np.array([[0.9, 0.5], [0.6, 0.5], [0.8, 0.7]], np.float32), np.array([[0, 1], [1, 2], [2, 0]]))
+BWD = (np.array([[0.9, 0.7], [0.6, 0.5], [0.8, 0.5]], np.float32), np.array([[0, 2], [1, 0], [2, 1]]))
+
+
+def test_candidates_are_the_list_pairs_over_the_first_stage_margin():
+    # statistics: src (0.7, 0.55, 0.75), tgt (0.8, 0.55, 0.65); ratio = cos / mean of the two
+    plan = plan_candidates(FWD, BWD, k=2, margin="ratio", min_score=1.1)
+    # (0,0): 0.9/0.75 = 1.2; (2,2): 0.8/0.7 = 1.143; (1,1): 0.6/0.55 = 1.091 < 1.1; the rest lower
+    assert list(zip(plan["src"].tolist(), plan["tgt"].tolist())) == [(0, 0), (2, 2)]
+    assert np.allclose(plan["score"], [0.9 / 0.75, 0.8 / 0.7])
+    # each kept sentence with its first-stage neighbours: source 0's (0, 1), source 2's (2, 0);
+    # target 0's sources (0, 2), target 2's (2, 1)
+    assert plan["tgt_rows"].tolist() == [0, 1, 2] and plan["src_rows"].tolist() == [0, 1, 2]
+    assert plan_candidates(FWD, BWD, 2, "ratio", 1.1, keep_at_most=1)["src"].tolist() == [0]
+    assert len(plan_candidates(FWD, BWD, 2, "ratio", 9.0)["score"]) == 0
+
+
+def test_second_score_is_the_strong_models_margin_over_first_stage_neighbours():
+    plan = plan_candidates(FWD, BWD, k=2, margin="ratio", min_score=1.1)
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(3, 8)).astype(np.float32)
+    y = rng.normal(size=(3, 8)).astype(np.float32)
+    x /= np.linalg.norm(x, axis=1, keepdims=True)
+    y /= np.linalg.norm(y, axis=1, keepdims=True)
+    s, a, b = rescore_candidates(plan, x, y, FWD[1], BWD[1], 3, 3, k=2, margin="ratio", mode="union")
+    c = x @ y.T
+    stat_x = {0: (c[0, 0] + c[0, 1]) / 2, 2: (c[2, 2] + c[2, 0]) / 2}
+    stat_y = {0: (c[0, 0] + c[2, 0]) / 2, 2: (c[2, 2] + c[1, 2]) / 2}
+    want = {(i, i): c[i, i] / ((stat_x[i] + stat_y[i]) / 2) for i in (0, 2)}
+    got = dict(zip(zip(a.tolist(), b.tolist()), s.tolist()))
+    assert got.keys() == want.keys()
+    assert all(np.isclose(got[p], want[p], atol=1e-6) for p in want)
+    assert list(s) == sorted(s, reverse=True)
+
+
+def _mine(tmp_path, first, second, **cfg):
     src, tgt, truth = toy_corpus()
+    tmp_path.mkdir(parents=True, exist_ok=True)
     sp, tp = write_lines(tmp_path / "src.txt", src), write_lines(tmp_path / "tgt.txt", tgt)
-    first, second = CharNgramEncoder(dim=32, n=1), Counting(dim=256)
     out = tmp_path / "pairs.tsv.gz"
-    cfg = MineConfig("en", "en", shard_size=5, keep=keep)
-    summary = mine(sp, tp, out, cfg, tmp_path / "wd", encoder=first, rescore_encoder=second, show_progress=False)
-    rows = _read(out)
-    kept = math.ceil(keep * len(src))
-    assert summary["rescore"]["kept"] == len(rows) == kept
-    assert second.seen == summary["rescore"]["embedded_src"] + summary["rescore"]["embedded_tgt"] <= 2 * kept
-    scores = np.array([float(r[0]) for r in rows])
-    want = paired_cosine(second.encode([r[1] for r in rows]), second.encode([r[2] for r in rows]))
-    assert np.allclose(scores, want, atol=1e-5) and list(scores) == sorted(scores, reverse=True)
-    if keep == 1.0:  # every first-stage candidate re-scored: the second model's ranking finds the truth
-        top = {(src.index(r[1]), tgt.index(r[2])) for r in rows[:10]}
-        assert top == truth
-    again = mine(sp, tp, out, cfg, tmp_path / "wd", encoder=first, rescore_encoder=Counting(dim=256), show_progress=False)
-    assert again["timings"]["rescore"]["cached"] and _read(out) == rows
+    config = MineConfig("en", "en", shard_size=5, **cfg)
+    summary = mine(sp, tp, out, config, tmp_path / "wd", encoder=first, rescore_encoder=second,
+                   show_progress=False)
+    return summary, _read(out), (src, tgt, truth)
+
+
+def test_two_stages_find_the_truth_and_embed_only_the_plan(tmp_path):
+    second = Counting(dim=256)
+    summary, rows, (src, tgt, truth) = _mine(tmp_path, CharNgramEncoder(dim=32, n=1), second, candidate_threshold=0.0)
+    r = summary["rescore"]
+    assert second.seen == r["embedded_src"] + r["embedded_tgt"]
+    top = {(src.index(row[1]), tgt.index(row[2])) for row in rows[: len(truth)]}
+    assert top == truth
+    again = _mine(tmp_path, CharNgramEncoder(dim=32, n=1), Counting(dim=256), candidate_threshold=0.0)
+    assert again[0]["timings"]["rescore"]["cached"] and again[1] == rows
+
+
+def test_a_higher_first_stage_threshold_re_embeds_fewer_sentences(tmp_path):
+    low = _mine(tmp_path / "low", CharNgramEncoder(dim=32, n=1), Counting(dim=256), candidate_threshold=0.0)[0]["rescore"]
+    high = _mine(tmp_path / "high", CharNgramEncoder(dim=32, n=1), Counting(dim=256), candidate_threshold=1.05)[0]["rescore"]
+    assert high["candidates"] < low["candidates"]
+    assert high["embedded_src"] + high["embedded_tgt"] < low["embedded_src"] + low["embedded_tgt"]
+
+
+def test_a_killed_rescore_resumes_to_the_same_pairs(tmp_path, monkeypatch):
+    monkeypatch.setattr("xlingua.mining.rescore.CHUNK", 4)
+    whole = _mine(tmp_path / "whole", CharNgramEncoder(dim=32, n=1), Counting(dim=256), candidate_threshold=0.0)[1]
+    with pytest.raises(KeyboardInterrupt):
+        _mine(tmp_path / "cut", CharNgramEncoder(dim=32, n=1), Counting(fail_after=8, dim=256), candidate_threshold=0.0)
+    chunks = list((tmp_path / "cut" / "wd" / "rescore").glob("*/src_*.npy"))
+    assert chunks and not list((tmp_path / "cut" / "wd" / "rescore").glob("*/pairs.npz"))
+    second = Counting(dim=256)
+    summary, rows, _ = _mine(tmp_path / "cut", CharNgramEncoder(dim=32, n=1), second, candidate_threshold=0.0)
+    assert rows == whole
+    r = summary["rescore"]
+    assert 0 < second.seen < r["embedded_src"] + r["embedded_tgt"]  # the finished chunks were kept
 
 
 def test_keep_outside_zero_one_is_refused():
     with pytest.raises(ValueError, match="keep must be in"):
         MineConfig("en", "en", rescore="bundled", keep=1.5).validate()
+
+
+def test_the_language_check_drops_candidates_whose_sentence_is_another_language():
+    # source 2 is "not German": its pair (2, 2) leaves, and target 0 "not English" takes (0, 0)
+    plan = plan_candidates(FWD, BWD, 2, "ratio", 1.1, src_ok=lambda rows: rows != 2)
+    assert list(zip(plan["src"].tolist(), plan["tgt"].tolist())) == [(0, 0)]
+    asked = []
+    plan = plan_candidates(FWD, BWD, 2, "ratio", 1.1, src_ok=lambda rows: rows != 2,
+                           tgt_ok=lambda rows: asked.append(rows.tolist()) or rows != 0)
+    assert len(plan["score"]) == 0
+    assert asked == [[0]]  # targets are checked only for the pairs the source check left
+
+
+def test_identified_as_checks_reliable_languages_only():
+    from xlingua.data.langid import identified_as
+
+    texts = ["Das ist ein ganz normaler deutscher Satz über das Wetter.",
+             "This is an ordinary English sentence about the weather."]
+    assert identified_as(texts, "de") == [True, False]
+    assert identified_as(texts, "en") == [False, True]
+    assert identified_as(texts, "xx-unknown") == [True, True]

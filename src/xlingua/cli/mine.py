@@ -31,8 +31,10 @@ def mine_command(
     prepare: bool = typer.Option(False, "--prepare", help="The corpora are raw documents: run `xlingua prepare` (default settings) on each first."),
     prepare_format: str = typer.Option("line", "--prepare-format", help="Document format for --prepare: line | blank | tsv."),
     rescore: str = typer.Option(None, "--rescore", help="Two stages: --model (e.g. static-small) proposes candidates "
-                                "by margin, this model (e.g. bundled) embeds only their sentences and scores them by cosine."),
-    keep: float = typer.Option(0.4, help="With --rescore: the best candidates re-scored, as a fraction of the source sentences."),
+                                "by margin, this model (e.g. bundled) embeds only their sentences and neighbours and scores them by its margin."),
+    candidate_threshold: float = typer.Option(1.0, "--candidate-threshold", help="With --rescore: the first model's margin a pair needs to be re-scored."),
+    lid: bool = typer.Option(True, "--lid/--no-lid", help="With --rescore: re-score only candidates whose sentences are identified as --src-lang and --tgt-lang."),
+    keep: float = typer.Option(None, help="With --rescore: at most this fraction of the source sentences' count of candidates, best first."),
 ):
     """Mine parallel sentence pairs from two monolingual corpora (LASER / stopes style)."""
     from rich.console import Console
@@ -43,7 +45,8 @@ def mine_command(
     config = MineConfig(src_lang, tgt_lang, model=model, margin=margin, k=k, mode=mode,
                         threshold=threshold, dedup=dedup, shard_size=shard_size, index=index,
                         nprobe=nprobe, batch_size=batch_size, check_lang=not skip_lang_check,
-                        src_embeddings=src_embeddings, tgt_embeddings=tgt_embeddings, rescore=rescore, keep=keep)
+                        src_embeddings=src_embeddings, tgt_embeddings=tgt_embeddings, rescore=rescore,
+                        candidate_threshold=candidate_threshold, keep=keep, lid=lid)
     summary = mine(src, tgt, output, config, workdir=workdir, ray=ray, calibrate=calibrate,
                    prepare_format=prepare_format if prepare else None)
     table = Table(title=f"mined {summary['written']:,} pairs -> {output}")

@@ -54,3 +54,12 @@ def lid_threshold(lang: str) -> float | None:
 
 def is_language(predicted: str, lang: str) -> bool:
     return base_language(predicted) == base_language(lang)
+
+
+def identified_as(texts, lang: str) -> list[bool]:
+    """Whether each text is identified as `lang`; all True where identification is not
+    reliable for `lang` (lid_threshold is None), so those languages are never filtered."""
+    texts = list(texts)
+    if lid_threshold(lang) is None:
+        return [True] * len(texts)
+    return [is_language(pred, lang) for pred, _ in identify(texts)]

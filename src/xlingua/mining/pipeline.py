@@ -50,8 +50,10 @@ class MineConfig:
     check_lang: bool = True
     src_embeddings: str | None = None  # a store `xlingua embed -o DIR --shard-size N` wrote
     tgt_embeddings: str | None = None
-    rescore: str | None = None  # a second model that re-scores the first one's best candidates (mining.rescore)
-    keep: float = 0.4  # with rescore: candidates re-scored, as a fraction of the source sentences
+    rescore: str | None = None  # a second model that re-scores the first one's candidates (mining.rescore)
+    candidate_threshold: float = 1.0  # with rescore: the first model's margin a candidate needs
+    keep: float | None = None  # with rescore: an optional cap on candidates, a fraction of the source sentences
+    lid: bool = True  # with rescore: candidates' sentences identified as their side's language
 
     def validate(self) -> None:
         self.src_lang = normalize_lang(self.src_lang)
@@ -63,7 +65,7 @@ class MineConfig:
             raise ValueError("k must be at least 1")
         if self.shard_size < 1:
             raise ValueError("shard size must be at least 1")
-        if self.rescore is not None and not 0 < self.keep <= 1:
+        if self.rescore is not None and self.keep is not None and not 0 < self.keep <= 1:
             raise ValueError(f"keep must be in (0, 1], got {self.keep}")
 
 
@@ -169,7 +171,7 @@ def _run_steps(runner: Runner, workdir: Path, config: MineConfig, shards: dict[s
                                                 config.margin, config.k, config.alpha), workdir), "score")
     rescored = None
     if config.rescore or rescore_encoder is not None:
-        rescored = _rescore(runner, workdir, config, best, shards,
+        rescored = _rescore(runner, workdir, config, knn, shards,
                             rescore_encoder or resolve_encoder(config.rescore))
     return _Done(vectors, knn, best, rescored)
 
@@ -241,12 +243,14 @@ def _knn(runner: Runner, workdir: Path, config: MineConfig, query: Vectors, db: 
     return knn
 
 
-def _rescore(runner: Runner, workdir: Path, config: MineConfig, best: Best, shards: dict, encoder: Encoder):
-    """5b. The second model's cosine of the first model's best candidates (mining.rescore)."""
-    step = RescoreStep(RescoreConfig(best, shards["src"], shards["tgt"], config.mode, config.keep,
+def _rescore(runner: Runner, workdir: Path, config: MineConfig, knn: dict, shards: dict, encoder: Encoder):
+    """5b. The second model's margin of the first model's candidates (mining.rescore)."""
+    step = RescoreStep(RescoreConfig(knn["fwd"], knn["bwd"], shards["src"], shards["tgt"], config.margin,
+                                     config.k, config.candidate_threshold, config.keep, config.mode, config.lid,
                                      encoder.fingerprint()), workdir, encoder)
     out = runner.run(step, "rescore")
-    runner.log(f"[rescore] {encoder.name}: {out.kept:,} of {out.candidates:,} candidates")
+    runner.log(f"[rescore] {encoder.name}: {out.candidates:,} candidates over {config.candidate_threshold:g}, "
+               f"{out.embedded_src + out.embedded_tgt:,} sentences re-embedded, {out.kept:,} pairs")
     return out
 
 

@@ -1,82 +1,245 @@
-"""Two-stage mining: a fast first model (e.g. the static encoder `static-small`) scores every
-pair by margin and proposes its best candidates; a stronger model (e.g. `bundled`) embeds only
-the sentences of the `keep` x (source sentences) best candidates and scores them by cosine.
-The first model's margin already discounts hubs, so the second needs no neighbourhoods; the
-cost of the strong model falls from both whole corpora to the kept candidates (on BUCC zh-en,
-keep 0.4 re-embeds 31 % of the sentences and matches one-stage F1: docs/results.md, Mining)."""
+"""Two-stage mining: a fast first model (e.g. the static encoder `static-small`) finds every
+sentence's k nearest neighbours and scores them by margin; a stronger model (e.g. `bundled`)
+re-scores only the pairs the first one finds plausible, by its own margin.
+
+Candidates: every pair of the first stage's neighbour lists (both directions) whose
+first-stage margin is at least `min_score`, a threshold on the first model's scale chosen on
+dev gold pairs (so the candidates grow with the pairs that look parallel, not with a fixed
+share of the corpus), and whose sentences are identified as their side's languages (`lid`;
+languages that identification mistakes are not checked). On a mixed-language crawl most
+pairs a static model ranks high are two sentences of one language sharing words; the check
+removes them before the expensive model sees them. Optionally `keep` caps the candidates at
+a fraction of the source sentences.
+
+Second score: the strong model's margin. Each candidate's sentences are re-embedded together
+with their first-stage neighbours, and a sentence's statistic is its mean cosine (strong model)
+to those k neighbours: the margin's discount of hubs and near-paraphrases stays, at the cost of
+about (1 + k) sentences per kept sentence instead of the whole corpus. Plain cosine of the
+candidates loses that protection; a margin among the candidates alone misses the
+neighbourhoods. Pairs are then chosen by the run's mode.
+
+The work is cached and resumable: the plan (candidates, rows to embed), each chunk of
+re-embedded rows, and the scored pairs are files of their own, written atomically."""
 from __future__ import annotations
 
 import dataclasses
-import math
 from pathlib import Path
 
 import numpy as np
 
-from xlingua.io import save_npz
+from xlingua.io import save_npy, save_npz
 from xlingua.mining.corpus import ShardedCorpus, Shards
-from xlingua.mining.score import Best
-from xlingua.mining.step import Output, Step, upstream
-from xlingua.similarity.cosine import paired_cosine
+from xlingua.mining.knn import Neighbours
+from xlingua.mining.step import Output, Step, unkeyed, upstream
+from xlingua.similarity.bitext import knn_stat
+from xlingua.similarity.cosine import normalize_rows
+from xlingua.similarity.margin import pair_scores
 from xlingua.similarity.select import select_pairs
+
+CHUNK = 20_000  # rows re-embedded per item: a kill loses at most one chunk
 
 
 @dataclasses.dataclass(frozen=True)
 class RescoreConfig:
-    score: Best = upstream()  # the first stage
-    src: Shards = upstream(key=False)  # the sentences the first stage scored: in its key
+    fwd: Neighbours = upstream()  # the first stage's lists, source -> target
+    bwd: Neighbours = upstream()
+    src: Shards = upstream(key=False)  # the sentences the lists index: in their keys
     tgt: Shards = upstream(key=False)
+    margin: str = "ratio"
+    k: int = 4
+    min_score: float = 1.0  # first-stage margin a candidate needs
+    keep: float | None = None  # optional cap on candidates, as a fraction of the source sentences
     mode: str = "max"
-    keep: float = 0.4
+    lid: bool = True  # candidates' sentences must be identified as their side's language
     encoder: str = ""  # the second model's fingerprint
+    chunk: int | None = unkeyed(None)  # None: CHUNK
 
 
 @dataclasses.dataclass(frozen=True)
 class Rescored(Output):
-    candidates: int
-    kept: int
+    candidates: int  # pairs over min_score in the first stage's lists
+    kept: int  # pairs chosen by the mode from the re-scored candidates
     embedded_src: int
     embedded_tgt: int
     first_pass_min_score: float | None
 
     def load(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(score, src row, tgt row) of the kept candidates by the second model, best first."""
+        """(score, src row, tgt row) chosen from the re-scored candidates, best first."""
         with np.load(Path(self.dir) / "pairs.npz") as z:
             return z["score"], z["src"], z["tgt"]
 
 
+def _lists(knn: Neighbours, sizes) -> tuple[np.ndarray, np.ndarray]:
+    d, i = zip(*(knn.load(s) for s in range(len(sizes))))
+    return np.concatenate(d), np.concatenate(i)
+
+
+def plan_candidates(fwd: tuple, bwd: tuple, k: int, margin: str, min_score: float,
+                    keep_at_most: int | None = None, src_ok=None, tgt_ok=None) -> dict:
+    """The candidate pairs (unique, by first-stage score, best first) and the rows to embed.
+
+    fwd = (D, I) of every source row against the targets, bwd the other way (best first).
+    src_ok / tgt_ok: rows -> a boolean mask of the rows a candidate may have on that side
+    (the language check), asked only about rows of pairs over the threshold."""
+    (df, i_f), (db, i_b) = fwd, bwd
+    x_stat, y_stat = knn_stat(df, k), knn_stat(db, k)
+    sf = pair_scores(df, x_stat[:, None], y_stat[i_f], margin)
+    sb = pair_scores(db, y_stat[:, None], x_stat[i_b], margin)
+    rf, cf = np.nonzero(sf >= min_score)
+    rb, cb = np.nonzero(sb >= min_score)
+    a = np.concatenate([rf, i_b[rb, cb]]).astype(np.int64)
+    b = np.concatenate([i_f[rf, cf], rb]).astype(np.int64)
+    s = np.concatenate([sf[rf, cf], sb[rb, cb]]).astype(np.float32)
+    order = np.lexsort((b, a, -s.astype(np.float64)))
+    s, a, b = s[order], a[order], b[order]
+    _, first = np.unique(np.stack([a, b], axis=1), axis=0, return_index=True)
+    first = np.sort(first)
+    s, a, b = s[first], a[first], b[first]
+    # the source side first: the targets of the pairs left are fewer to check
+    if src_ok is not None:
+        s, a, b = _passing(s, a, b, a, src_ok)
+    if tgt_ok is not None:
+        s, a, b = _passing(s, a, b, b, tgt_ok)
+    if keep_at_most is not None:
+        s, a, b = s[:keep_at_most], a[:keep_at_most], b[:keep_at_most]
+    src_keep, tgt_keep = np.unique(a), np.unique(b)
+    # each kept sentence with its first-stage neighbours, whose strong-model cosines make its statistic
+    src_rows = np.union1d(src_keep, i_b[tgt_keep, :k].ravel())
+    tgt_rows = np.union1d(tgt_keep, i_f[src_keep, :k].ravel())
+    return {"score": s, "src": a, "tgt": b, "src_keep": src_keep, "tgt_keep": tgt_keep,
+            "src_rows": src_rows, "tgt_rows": tgt_rows}
+
+
+def _passing(s, a, b, side, ok):
+    rows = np.unique(side)
+    passed = rows[np.asarray(ok(rows), dtype=bool)] if len(rows) else rows
+    keep = np.isin(side, passed)
+    return s[keep], a[keep], b[keep]
+
+
+def rescore_candidates(plan: dict, x: np.ndarray, y: np.ndarray, nn_src: np.ndarray, nn_tgt: np.ndarray,
+                       n_src: int, n_tgt: int, k: int, margin: str, mode: str):
+    """The strong model's margin of every candidate, then the mode's choice.
+
+    x, y: unit rows of plan's src_rows and tgt_rows; nn_src: the first-stage target
+    neighbours of every source row (n_src, >=k), nn_tgt the source neighbours of every target."""
+    xs, ys = np.searchsorted(plan["src_rows"], plan["src_keep"]), np.searchsorted(plan["tgt_rows"], plan["tgt_keep"])
+    nx = np.searchsorted(plan["tgt_rows"], nn_src[plan["src_keep"], :k])
+    ny = np.searchsorted(plan["src_rows"], nn_tgt[plan["tgt_keep"], :k])
+    x_stat = np.zeros(n_src, np.float32)
+    y_stat = np.zeros(n_tgt, np.float32)
+    x_stat[plan["src_keep"]] = np.einsum("nd,nkd->nk", x[xs], y[nx]).mean(axis=1)
+    y_stat[plan["tgt_keep"]] = np.einsum("nd,nkd->nk", y[ys], x[ny]).mean(axis=1)
+    a, b = plan["src"], plan["tgt"]
+    cos = np.einsum("nd,nd->n", x[np.searchsorted(plan["src_rows"], a)], y[np.searchsorted(plan["tgt_rows"], b)])
+    score = pair_scores(cos, x_stat[a], y_stat[b], margin).astype(np.float32)
+    best = {"fwd_score": np.full(n_src, -np.inf, np.float32), "fwd_tgt": np.zeros(n_src, np.int64),
+            "bwd_score": np.full(n_tgt, -np.inf, np.float32), "bwd_src": np.zeros(n_tgt, np.int64)}
+    # each sentence's best candidate (ties: the first in the plan's order), as select_pairs takes them
+    order = np.lexsort((b, a, -score.astype(np.float64)))
+    for rows, other, s_name, o_name in ((a, b, "fwd_score", "fwd_tgt"), (b, a, "bwd_score", "bwd_src")):
+        ro, oo, so = rows[order], other[order], score[order]
+        _, first = np.unique(ro, return_index=True)
+        best[s_name][ro[first]] = so[first]
+        best[o_name][ro[first]] = oo[first]
+    s, pa, pb = select_pairs(best, mode)
+    real = np.isfinite(s)
+    return s[real], pa[real], pb[real]
+
+
+def _language_check(shards: Shards):
+    from xlingua.data.langid import identified_as
+
+    corpus = ShardedCorpus(shards)
+    return lambda rows: identified_as(corpus.lookup(rows, with_ids=False)[0], shards.lang)
+
+
 class RescoreStep(Step):
-    """One item: pairs.npz with the second model's scores of the first's best candidates."""
+    """Items: "plan" (the candidates), chunks of rows to re-embed per side, then "score"."""
 
     name = "rescore"
+    version = 2  # v2: margin over re-embedded first-stage neighbours, candidates by first-stage score
     output_type = Rescored
 
     def __init__(self, config: RescoreConfig, workdir, encoder):
         super().__init__(config, workdir)
         self.encoder = encoder
 
-    def old_key_fields(self) -> dict:
-        return {"src_lang": self.config.src.lang, "tgt_lang": self.config.tgt.lang}
+    @property
+    def _chunk(self) -> int:
+        return self.config.chunk or CHUNK
+
+    def items(self):
+        if not (self.dir / "plan.npz").exists():
+            self._plan()
+        with np.load(self.dir / "plan.npz") as z:
+            counts = {"src": len(z["src_rows"]), "tgt": len(z["tgt_rows"])}
+        chunks = [(side, c) for side in ("src", "tgt") for c in range(-(-counts[side] // self._chunk))]
+        return ["plan", *chunks, "score"]
+
+    def item_done(self, item) -> bool:
+        if item == "plan":
+            return (self.dir / "plan.npz").exists()
+        if item == "score":
+            return (self.dir / "pairs.npz").exists()
+        return self._chunk_path(*item).exists()
+
+    def _chunk_path(self, side: str, c: int) -> Path:
+        return self.dir / f"{side}_{c:05d}.npy"
 
     def run(self, item, progress: bool) -> None:
+        if item == "plan":
+            self._plan()
+        elif item == "score":
+            self._score()
+        else:
+            self._embed(*item, progress)
+
+    def _plan(self) -> None:
         cfg = self.config
-        s, a, b = select_pairs(cfg.score.load(), cfg.mode)
-        n = min(len(s), math.ceil(cfg.keep * cfg.score.src))
-        a, b = a[:n], b[:n]
-        ua, ia = np.unique(a, return_inverse=True)
-        ub, ib = np.unique(b, return_inverse=True)
-        x = self.encoder.encode(ShardedCorpus(cfg.src).lookup(ua, with_ids=False)[0], cfg.src.lang,
-                                show_progress=progress)
-        y = self.encoder.encode(ShardedCorpus(cfg.tgt).lookup(ub, with_ids=False)[0], cfg.tgt.lang,
-                                show_progress=progress)
-        score = paired_cosine(x[ia], y[ib]).astype(np.float32) if n else np.zeros(0, np.float32)
-        order = np.argsort(-score, kind="stable")
-        save_npz(self.dir / "pairs.npz", score=score[order], src=a[order], tgt=b[order],
-                 candidates=len(s), first_pass_min_score=s[n - 1] if n else np.nan)
+        n_keep = None if cfg.keep is None else int(np.ceil(cfg.keep * cfg.src.sentences))
+        checks = {}
+        if cfg.lid:
+            checks = {f"{name}_ok": _language_check(shards) for name, shards in (("src", cfg.src), ("tgt", cfg.tgt))}
+        plan = plan_candidates(_lists(cfg.fwd, cfg.src.sizes), _lists(cfg.bwd, cfg.tgt.sizes), cfg.k,
+                               cfg.margin, cfg.min_score, n_keep, **checks)
+        save_npz(self.dir / "plan.npz", **plan)
+
+    def _embed(self, side: str, c: int, progress: bool) -> None:
+        cfg = self.config
+        with np.load(self.dir / "plan.npz") as z:
+            rows = z[f"{side}_rows"][c * self._chunk: (c + 1) * self._chunk]
+        shards = cfg.src if side == "src" else cfg.tgt
+        texts = ShardedCorpus(shards).lookup(rows, with_ids=False)[0]
+        vecs = self.encoder.encode(texts, shards.lang, show_progress=progress)
+        if not np.all(np.isfinite(vecs)):
+            raise ValueError(f"encoder {self.encoder.name} returned non-finite vectors")
+        save_npy(self._chunk_path(side, c), normalize_rows(vecs).astype(np.float16))
+
+    def _vectors(self, side: str, n_rows: int) -> np.ndarray:
+        parts = [np.load(self._chunk_path(side, c)) for c in range(-(-n_rows // self._chunk))]
+        if not parts:
+            return np.zeros((0, 1), np.float32)
+        return normalize_rows(np.concatenate(parts).astype(np.float32))
+
+    def _score(self) -> None:
+        cfg = self.config
+        with np.load(self.dir / "plan.npz") as z:
+            plan = {name: z[name] for name in z.files}
+        x = self._vectors("src", len(plan["src_rows"]))
+        y = self._vectors("tgt", len(plan["tgt_rows"]))
+        nn_src = _lists(cfg.fwd, cfg.src.sizes)[1]
+        nn_tgt = _lists(cfg.bwd, cfg.tgt.sizes)[1]
+        s, a, b = rescore_candidates(plan, x, y, nn_src, nn_tgt, cfg.src.sentences, cfg.tgt.sentences,
+                                     cfg.k, cfg.margin, cfg.mode)
+        low = plan["score"][-1] if len(plan["score"]) else np.nan
+        save_npz(self.dir / "pairs.npz", score=s, src=a, tgt=b, candidates=len(plan["score"]),
+                 embedded_src=len(plan["src_rows"]), embedded_tgt=len(plan["tgt_rows"]),
+                 first_pass_min_score=low)
 
     def summarize(self) -> Rescored:
         with np.load(self.dir / "pairs.npz") as z:
             low = float(z["first_pass_min_score"])
             return self.output({"candidates": int(z["candidates"]), "kept": len(z["score"]),
-                                "embedded_src": len(np.unique(z["src"])),
-                                "embedded_tgt": len(np.unique(z["tgt"])),
+                                "embedded_src": int(z["embedded_src"]), "embedded_tgt": int(z["embedded_tgt"]),
                                 "first_pass_min_score": None if np.isnan(low) else low})

@@ -1,0 +1,210 @@
+"""Mining at scale: known German-English pairs hidden among N real lines a side, mined by
+`xlingua mine`; per stage wall, CPU seconds and peak RSS, P/R/F1 at the calibrated threshold
+and at the command's default, and cost against N on log-log axes with the fitted exponent.
+
+Text: every pair of ../shared/corpora (general, l10n, lowres) and the Multi30k train split,
+grouped by translation (xlingua.data.haystack: a group never crosses sides). Gold: the dev
+slices of German-English, l10n's dev file and the general corpus's NTREX dev slice, one pair
+per group; no training reads them, and settings are chosen on them.
+
+  .venv/bin/python benchmarks/mine_scale.py --sizes 20000 100000 --path two-stage --path one-stage
+  .venv/bin/python benchmarks/mine_scale.py --sizes 1000000 --path two-stage
+  .venv/bin/python benchmarks/mine_scale.py --plot        # table + plot from the records
+
+Records: runs/mine/scale/<path>-<N>.json (one per run), docs/data/bench/mine_scale.json
+(--record), docs/img/mine-scale.png (--plot).
+"""
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import os
+import platform
+import resource
+import subprocess
+import sys
+import time
+from datetime import date
+from pathlib import Path
+
+from xlingua.data.haystack import build_haystack
+from xlingua.paths import benchmarks_dir, corpora_dir
+
+ROOT = Path(__file__).resolve().parents[1]
+RUNS = ROOT / "runs" / "mine" / "scale"
+RECORD = ROOT / "docs" / "data" / "bench" / "mine_scale.json"
+PLOT = ROOT / "docs" / "img" / "mine-scale.png"
+PATHS = {
+    "one-stage": ["--model", "bundled"],
+    "two-stage": ["--model", "static-small", "--rescore", "bundled"],
+}
+
+
+def _tsv_pairs(path: Path):
+    with gzip.open(path, "rt", encoding="utf-8") as f:
+        for line in f:
+            parts = line.rstrip("\n").split("\t")
+            if len(parts) == 2 and parts[0].strip() and parts[1].strip():
+                yield parts[0], parts[1]
+
+
+def all_pairs():
+    """Every translation pair of the shared corpora, and Multi30k's train captions."""
+    corpora = corpora_dir()
+    for sub in ("general", "l10n", "lowres"):
+        for path in sorted((corpora / sub).rglob("*.tsv.gz")):
+            yield from _tsv_pairs(path)
+    m30k = benchmarks_dir() / "multi30k"
+    langs = [(m30k / f"train.{l}").read_text(encoding="utf-8").splitlines() for l in ("en", "de", "fr", "cs")]
+    for row in zip(*langs):
+        for other in row[1:]:
+            yield row[0], other
+
+
+def gold_pairs():
+    """German-English dev pairs: l10n's dev file, then the general corpus's dev slice."""
+    from xlingua.data.general import read_general
+
+    yield from _tsv_pairs(corpora_dir() / "l10n" / "de-en.dev.tsv.gz")
+    for p in read_general(["de"], split="dev"):
+        yield p.text, p.english
+
+
+_PAIRS: list = []
+
+
+def haystack_files(n: int, seed: int = 0) -> dict:
+    """src.txt, tgt.txt, gold.tsv (1-based line numbers) for N lines a side, built once."""
+    out = RUNS / "data" / f"{n}"
+    files = {name: out / name for name in ("src.txt", "tgt.txt", "gold.tsv", "meta.json")}
+    if files["meta.json"].exists():
+        return files
+    out.mkdir(parents=True, exist_ok=True)
+    t0 = time.perf_counter()
+    global _PAIRS
+    _PAIRS = _PAIRS or list(all_pairs())  # read once for every size
+    hay = build_haystack(_PAIRS, gold_pairs(), n, seed)
+    if hay.short:
+        raise SystemExit(f"the shared corpora hold too few lines for {n:,} a side ({hay.short:,} short)")
+    for name, lines in (("src.txt", hay.src), ("tgt.txt", hay.tgt)):
+        _write_atomic(files[name], "".join(l + "\n" for l in lines))
+    _write_atomic(files["gold.tsv"], "".join(f"{a}\t{b}\n" for a, b in hay.gold))
+    _write_atomic(files["meta.json"], json.dumps({"n": n, "gold": len(hay.gold), "groups": hay.groups,
+                                                  "seconds": round(time.perf_counter() - t0, 1)}))
+    return files
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def read_gold(path: Path) -> set[tuple[int, int]]:
+    return {tuple(int(x) for x in line.split("\t")) for line in path.read_text().splitlines()}
+
+
+def prf(pairs: list[tuple[float, int, int]], gold: set, threshold: float | None) -> dict:
+    kept = [(a, b) for s, a, b in pairs if threshold is None or s >= threshold]
+    tp = sum((a, b) in gold for a, b in kept)
+    p = tp / len(kept) if kept else 0.0
+    r = tp / len(gold)
+    return {"threshold": threshold, "precision": round(100 * p, 2), "recall": round(100 * r, 2),
+            "f1": round(200 * p * r / (p + r), 2) if p + r else 0.0, "written": len(kept)}
+
+
+def read_pairs_file(path: Path, src: list[str], tgt: list[str]) -> list[tuple[float, int, int]]:
+    """(score, src line, tgt line) from the output TSV (no ids: map text back to lines)."""
+    src_row = {t: i + 1 for i, t in enumerate(src)}
+    tgt_row = {t: i + 1 for i, t in enumerate(tgt)}
+    out = []
+    with gzip.open(path, "rt", encoding="utf-8") as f:
+        for line in f:
+            s, a, b = line.rstrip("\n").split("\t")[:3]
+            if s == "score":
+                continue
+            out.append((float(s), src_row[a], tgt_row[b]))
+    return out
+
+
+def run(path: str, n: int, extra: list[str]) -> dict:
+    files = haystack_files(n)
+    work = RUNS / "work"
+    out = RUNS / f"{path}-{n}.tsv.gz"
+    cmd = [str(ROOT / ".venv" / "bin" / "xlingua"), "mine", "--src-lang", "de", "--tgt-lang", "en",
+           str(files["src.txt"]), str(files["tgt.txt"]), "-o", str(out), "--workdir", str(work),
+           "--skip-lang-check", *PATHS[path], *extra]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    subprocess.run(cmd, check=True)
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    summary = json.loads(out.with_name(out.name + ".summary.json").read_text())
+    src = files["src.txt"].read_text(encoding="utf-8").splitlines()
+    tgt = files["tgt.txt"].read_text(encoding="utf-8").splitlines()
+    gold = read_gold(files["gold.tsv"])
+    pairs = read_pairs_file(out, src, tgt)
+    record = {
+        "path": path, "n": n, "gold": len(gold), "command": " ".join(cmd[1:]).replace(str(ROOT) + "/", ""),
+        "wall_s": round(wall, 1),
+        "cpu_s": round(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime, 1),
+        "peak_rss_mb": round(after.ru_maxrss / 1024, 1),
+        "default": prf(pairs, gold, None),
+        "calibrated": _best_f1(pairs, gold),
+        "stages": summary["timings"], "rescore": summary.get("rescore"),
+        "index": summary["settings"]["index"],
+        "cpu": _cpu(), "date": date.today().isoformat(),
+    }
+    (RUNS / f"{path}-{n}.json").write_text(json.dumps(record, indent=1))
+    return record
+
+
+def _best_f1(pairs, gold) -> dict:
+    """The F1-best threshold over the ranked pairs (what --calibrate picks)."""
+    best, tp = {"f1": 0.0, "threshold": None}, 0
+    for i, (s, a, b) in enumerate(pairs, 1):
+        tp += (a, b) in gold
+        if i < len(pairs) and pairs[i][0] == s:
+            continue
+        p, r = tp / i, tp / len(gold)
+        f1 = 2 * p * r / (p + r) if p + r else 0.0
+        if f1 > best["f1"]:
+            best = {"threshold": s, "precision": round(100 * p, 2), "recall": round(100 * r, 2),
+                    "f1": round(100 * f1, 2), "written": i}
+    return best
+
+
+def _cpu() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                flags = Path("/proc/cpuinfo").read_text()
+                extra = "AMX" if "amx_bf16" in flags else ("AVX512-BF16" if "avx512_bf16" in flags else "")
+                return f"{line.split(':', 1)[1].strip()} ({os.cpu_count()} cores{', ' + extra if extra else ''})"
+    except OSError:
+        pass
+    return platform.processor()
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--sizes", type=int, nargs="*", default=[])
+    ap.add_argument("--path", action="append", choices=sorted(PATHS), default=None)
+    ap.add_argument("--build-only", action="store_true", help="only write the haystacks")
+    ap.add_argument("extra", nargs=argparse.REMAINDER, help="after --: options passed to xlingua mine")
+    args = ap.parse_args(argv)
+    extra = args.extra[1:] if args.extra[:1] == ["--"] else args.extra
+    for n in args.sizes:
+        files = haystack_files(n)
+        print(json.loads(files["meta.json"].read_text()), flush=True)
+        if args.build_only:
+            continue
+        for path in args.path or ["two-stage"]:
+            rec = run(path, n, extra)
+            print(json.dumps({k: rec[k] for k in ("path", "n", "wall_s", "cpu_s", "peak_rss_mb",
+                                                  "default", "calibrated")}), flush=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
