@@ -70,32 +70,48 @@ class _TopK:
         v[need], i[need] = nv, ni  # v, i are views of the lists
 
 
-def knn(x: np.ndarray, y: np.ndarray, k: int, precision: str = "fp32", slack: int | None = None,
-        block_x: int = 8192, block_y: int = 16384,
-        on_block: Callable[[int], None] | None = None) -> tuple[np.ndarray, np.ndarray]:
+class BlockedIndex:
+    """The database side prepared once (in the multiply's precision), searched by blocks."""
+
+    def __init__(self, y: np.ndarray, precision: str = "fp32"):
+        if precision not in PRECISIONS:
+            raise ValueError(f"unknown precision {precision!r}; choose one of {PRECISIONS}")
+        if len(y) == 0:
+            raise ValueError("cannot search an empty side")
+        self.y, self.precision = y, precision
+        self.dtype = torch.bfloat16 if precision == "bf16" else torch.float32
+        # (dim, n): a tile is a slice of columns
+        self.ty = torch.from_numpy(np.ascontiguousarray(y)).to(self.dtype).T.contiguous()
+        self.ntotal = len(y)
+
+    def search(self, x: np.ndarray, k: int, slack: int | None = None, block_x: int = 8192,
+               block_y: int = 16384, on_block: Callable[[int], None] | None = None):
+        """(D, I): each row of x's k nearest rows by inner product, best first."""
+        if len(x) == 0:
+            raise ValueError("cannot search with no queries")
+        k = min(k, self.ntotal)
+        extra = (k if slack is None else slack) if self.precision == "bf16" else 0
+        lists = _TopK(len(x), min(k + extra, self.ntotal))
+        with torch.inference_mode():
+            for a in range(0, len(x), block_x):
+                xa = torch.from_numpy(np.ascontiguousarray(x[a: a + block_x])).to(self.dtype)
+                rows = slice(a, a + len(xa))
+                # a small first tile sets every row's k-th score, so later tiles are mostly skipped
+                b = 0
+                for width in _widths(self.ntotal, block_y):
+                    lists.update(rows, xa @ self.ty[:, b: b + width], b)
+                    b += width
+                if on_block:
+                    on_block(len(xa))
+        return _exact(lists, x, self.y, k)
+
+
+def knn(x: np.ndarray, y: np.ndarray, k: int, precision: str = "fp32", **kw) -> tuple[np.ndarray, np.ndarray]:
     """(D, I): each row of x's k nearest rows of y by inner product, best first.
     x, y: unit rows (float16 or float32)."""
-    if precision not in PRECISIONS:
-        raise ValueError(f"unknown precision {precision!r}; choose one of {PRECISIONS}")
-    if len(x) == 0 or len(y) == 0:
+    if len(x) == 0:
         raise ValueError("cannot search an empty side")
-    k = min(k, len(y))
-    extra = (k if slack is None else slack) if precision == "bf16" else 0
-    dtype = torch.bfloat16 if precision == "bf16" else torch.float32
-    ty = torch.from_numpy(np.ascontiguousarray(y)).to(dtype).T.contiguous()  # (dim, n): tiles are column slices
-    lists = _TopK(len(x), min(k + extra, len(y)))
-    with torch.inference_mode():
-        for a in range(0, len(x), block_x):
-            xa = torch.from_numpy(np.ascontiguousarray(x[a: a + block_x])).to(dtype)
-            rows = slice(a, a + len(xa))
-            # a small first tile sets every row's k-th score, so later tiles are mostly skipped
-            b = 0
-            for width in _widths(len(y), block_y):
-                lists.update(rows, xa @ ty[:, b: b + width], b)
-                b += width
-            if on_block:
-                on_block(len(xa))
-    return _exact(lists, x, y, k)
+    return BlockedIndex(y, precision).search(x, k, **kw)
 
 
 def _widths(n: int, block: int) -> list[int]:

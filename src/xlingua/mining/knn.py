@@ -13,8 +13,9 @@ from pathlib import Path
 
 import numpy as np
 
-from xlingua.index import (build_index, choose_index, exact_knn_streamed, flat_index, load_index,
-                           recall, save_index, search)
+from xlingua.index import (build_index, choose_index, exact_knn_streamed, load_index, recall,
+                           save_index, search)
+from xlingua.index.blocked import BlockedIndex
 from xlingua.index.factory import set_nprobe, train_sample_size
 from xlingua.mining.cache import atomic_path, save_npz
 from xlingua.mining.embed import Vectors, shard_loader
@@ -88,26 +89,32 @@ def _sample(load, sizes, n: int) -> np.ndarray:
 _INDEX_CACHE: dict = {}
 
 
-def _get_index(index_dir: str, factory: str, db_dir: str, n_db: int, nprobe: int):
-    """Load the database index once per process (local loop or Ray worker)."""
-    key = (index_dir, db_dir)
+def _get_index(index_dir: str, factory: str, db_dir: str, n_db: int, nprobe: int, precision: str):
+    """Load the database index once per process (local loop or Ray worker). Flat: the
+    blocked exact search (xlingua.index.blocked) over the unit float32 rows."""
+    key = (index_dir, db_dir, precision)
     if key not in _INDEX_CACHE:
         _INDEX_CACHE.clear()
         if factory == "Flat":
-            _INDEX_CACHE[key] = flat_index(shard_loader(db_dir), n_db)
+            load = shard_loader(db_dir)
+            db = np.concatenate([load(s) for s in range(n_db)])
+            _INDEX_CACHE[key] = BlockedIndex(db, precision)
         else:
             _INDEX_CACHE[key] = load_index(Path(index_dir) / "index.faiss", nprobe)
-    set_nprobe(_INDEX_CACHE[key], nprobe)
-    return _INDEX_CACHE[key]
+    index = _INDEX_CACHE[key]
+    if factory != "Flat":
+        set_nprobe(index, nprobe)
+    return index
 
 
 def knn_shard(query_dir: str, i: int, index_dir: str, factory: str, db_dir: str, n_db: int,
-              nprobe: int, k: int, out_path: str) -> str:
+              nprobe: int, k: int, out_path: str, precision: str = "fp32") -> str:
     out = Path(out_path)
     if out.exists():
         return str(out)
-    index = _get_index(index_dir, factory, db_dir, n_db, nprobe)
-    d, idx = search(index, shard_loader(query_dir)(i), k)
+    index = _get_index(index_dir, factory, db_dir, n_db, nprobe, precision)
+    query = shard_loader(query_dir)(i)
+    d, idx = index.search(query, k) if factory == "Flat" else search(index, query, k)
     save_npz(out, D=d.astype(np.float32), I=idx.astype(np.int64))
     return str(out)
 
@@ -119,6 +126,7 @@ class KnnConfig:
     db: Vectors = upstream(key=False)  # what the index holds: in its key already
     k: int = 4
     nprobe: int = 128  # a search setting: the trained index does not depend on it
+    precision: str = "fp32"  # exact search's multiply: bf16 on CPUs with bf16 units (then fp32-rescored)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -150,6 +158,12 @@ class KnnStep(Step):
         return {"index_dir": "", "query_dir": "", "db_dir": "", "query_sizes": cfg.query.sizes,
                 "db_sizes": cfg.db.sizes, "factory": cfg.index.factory}
 
+    def key_fields(self) -> dict:
+        fields = super().key_fields()
+        if self.config.index.factory == "Flat":  # the blocked exact search
+            fields["exact"] = f"blocked-{self.config.precision}"
+        return fields
+
     def shard_path(self, i: int) -> Path:
         return self.dir / f"knn_{i:05d}.npz"
 
@@ -162,7 +176,7 @@ class KnnStep(Step):
     def run(self, i: int, progress: bool) -> None:
         cfg = self.config
         knn_shard(cfg.query.dir, i, cfg.index.dir, cfg.index.factory, cfg.db.dir, len(cfg.db.sizes),
-                  cfg.nprobe, cfg.k, str(self.shard_path(i)))
+                  cfg.nprobe, cfg.k, str(self.shard_path(i)), cfg.precision)
 
     def summarize(self) -> Neighbours:
         _INDEX_CACHE.clear()

@@ -238,9 +238,17 @@ def _knn(runner: Runner, workdir: Path, config: MineConfig, query: Vectors, db: 
     """3-4. Index the database side, search it with every shard of the query side."""
     db_name = "tgt" if name == "fwd" else "src"
     index = runner.run(IndexStep(IndexConfig(db, config.index, config.flat_max_bytes), workdir), f"index_{db_name}")
-    knn = runner.run(KnnStep(KnnConfig(index, query, db, config.k, config.nprobe), workdir), f"knn_{name}")
+    knn = runner.run(KnnStep(KnnConfig(index, query, db, config.k, config.nprobe, _precision()), workdir),
+                     f"knn_{name}")
     runner.log(f"[knn] {name}: index {index.factory}" + (f", recall {knn.recall}" if knn.recall else ""))
     return knn
+
+
+def _precision() -> str:
+    """Exact search multiplies in bf16 where the CPU has bf16 units (docs/guide/mining.md)."""
+    from xlingua.encoders.cpu import native_bf16
+
+    return "bf16" if native_bf16() else "fp32"
 
 
 def _rescore(runner: Runner, workdir: Path, config: MineConfig, knn: dict, shards: dict, encoder: Encoder):
