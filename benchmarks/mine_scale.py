@@ -215,15 +215,65 @@ def rescore_record(path: Path) -> dict:
     return rec
 
 
+def exponent(ns, costs) -> float:
+    """The slope of log(cost) against log(N): cost grows as N to this power."""
+    import numpy as np
+
+    return float(np.polyfit(np.log(ns), np.log(costs), 1)[0])
+
+
+def record_and_plot(paths: list[str]) -> dict:
+    """docs/data/bench/mine_scale.json (every record of `paths`, the fitted exponents) and
+    docs/img/mine-scale.png (CPU seconds and wall against N, log-log)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    records = [json.loads(p.read_text()) for p in sorted(RUNS.glob("*.json"))]
+    records = [r for r in records if r["path"] in paths]
+    out = {"records": records, "exponents": {}}
+    fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    for path in paths:
+        rs = sorted((r for r in records if r["path"] == path), key=lambda r: r["n"])
+        if not rs:
+            continue
+        ns = [r["n"] for r in rs]
+        for key, style in (("cpu_s", "-o"), ("wall_s", "--x")):
+            ys = [r[key] for r in rs]
+            fit = exponent(ns, ys) if len(rs) > 1 else None
+            out["exponents"][f"{path} {key}"] = None if fit is None else round(fit, 2)
+            label = f"{path}, {key.replace('_s', ' s')}" + ("" if fit is None else f" (N^{fit:.2f})")
+            ax.plot(ns, ys, style, label=label)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("lines a side")
+    ax.set_ylabel("seconds")
+    ax.set_title("xlingua mine, German-English gold hidden among N lines a side")
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    PLOT.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(PLOT, dpi=120)
+    RECORD.parent.mkdir(parents=True, exist_ok=True)
+    RECORD.write_text(json.dumps(out, indent=1) + "\n")
+    return out
+
+
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--sizes", type=int, nargs="*", default=[])
     ap.add_argument("--path", action="append", choices=sorted(PATHS), default=None)
     ap.add_argument("--build-only", action="store_true", help="only write the haystacks")
     ap.add_argument("--tag", default="", help="added to the record's name (runs with other settings)")
+    ap.add_argument("--plot", nargs="*", metavar="PATH", help="write the record and the plot of these paths "
+                    "(as recorded, with their tags; default: one-stage and two-stage)")
     ap.add_argument("extra", nargs=argparse.REMAINDER, help="after --: options passed to xlingua mine")
     args = ap.parse_args(argv)
     extra = args.extra[1:] if args.extra[:1] == ["--"] else args.extra
+    if args.plot is not None:
+        print(json.dumps(record_and_plot(args.plot or ["one-stage", "two-stage"])["exponents"], indent=1))
+        return
     for n in args.sizes:
         files = haystack_files(n)
         print(json.loads(files["meta.json"].read_text()), flush=True)

@@ -71,6 +71,9 @@ class _VectorStep(Step):
     def item_done(self, i: int) -> bool:
         return self.shard_path(i).exists()
 
+    def item_rows(self, i: int) -> int:
+        return int(self.sizes[i])
+
     def shard_path(self, i: int) -> Path:
         return self.dir / shard_name(i)
 

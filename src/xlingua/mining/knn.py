@@ -173,6 +173,9 @@ class KnnStep(Step):
     def item_done(self, i: int) -> bool:
         return self.shard_path(i).exists()
 
+    def item_rows(self, i: int) -> int:
+        return int(self.config.query.sizes[i])
+
     def run(self, i: int, progress: bool) -> None:
         cfg = self.config
         knn_shard(cfg.query.dir, i, cfg.index.dir, cfg.index.factory, cfg.db.dir, len(cfg.db.sizes),

@@ -184,6 +184,9 @@ class RescoreStep(Step):
             return (self.dir / "pairs.npz").exists()
         return self._chunk_path(*item).exists()
 
+    def item_rows(self, item) -> int | None:
+        return None if item in ("plan", "score") else self._chunk
+
     def _chunk_path(self, side: str, c: int) -> Path:
         return self.dir / f"{side}_{c:05d}.npy"
 

@@ -58,10 +58,15 @@ class Runner:
             print(message, flush=True)
 
     def _local(self, step, items, label):
-        for n, item in enumerate(items, 1):
-            if len(items) > 1:
-                self.log(f"  {label}: item {n}/{len(items)}")
+        sizes = [step.item_rows(item) for item in items]
+        unit = "rows" if None not in sizes else "items"
+        sizes = sizes if unit == "rows" else [1] * len(items)
+        total, done, t0 = sum(sizes), 0, time.perf_counter()
+        for item, size in zip(items, sizes):
             step.run(item, self.show_progress)
+            done += size
+            if len(items) > 1:
+                self.log(f"  [{label}] {rate_line(done, total, time.perf_counter() - t0, unit)}")
 
     def _ray(self, step, items, label):
         import ray
@@ -76,6 +81,14 @@ class Runner:
             done += len(ready)
             self.log(f"  {label}: {done}/{len(refs)} Ray tasks done")
         ray.get(refs)
+
+
+def rate_line(done: int, total: int, seconds: float, unit: str) -> str:
+    """`300,000/1,000,000 rows, 2,400 rows/s, about 4m52s left`: a stage's progress in one line."""
+    rate = done / seconds if seconds > 0 else 0.0
+    left = (total - done) / rate if rate else 0.0
+    minutes, secs = divmod(int(round(left)), 60)
+    return f"{done:,}/{total:,} {unit}, {rate:,.1f} {unit}/s, about {minutes}m{secs:02d}s left"
 
 
 def _thread_settings() -> dict:

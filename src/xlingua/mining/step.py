@@ -134,6 +134,11 @@ class Step:
         """Whether the item's files exist (a rerun skips it)."""
         return False
 
+    def item_rows(self, item) -> int | None:
+        """How many rows (sentences, vectors) the item holds, for the progress line's rate;
+        None where items are not rows."""
+        return None
+
     def run(self, item, progress: bool) -> None:
         """Do one item, writing its files atomically."""
         raise NotImplementedError
