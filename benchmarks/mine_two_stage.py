@@ -30,7 +30,7 @@ import numpy as np
 from xlingua.data.benchmarks import read_bucc
 from xlingua.data.general import general_mining_set
 from xlingua.encoders.loading import load_encoder
-from xlingua.mining.memory import mine_rows
+from xlingua.mining.memory import mine_rows, two_stage_rows
 from xlingua.io import write_json
 from xlingua.similarity.calibrate import best_pair_threshold
 from xlingua.similarity.cosine import paired_cosine
@@ -52,8 +52,24 @@ def f1_row(name: str, scores, a, b, gold, clock: Clock, **extra) -> dict:
             "F1": round(100 * c["f1"], 1), "wall_s": round(clock.wall, 1), "cpu_s": round(clock.cpu, 1), **extra}
 
 
-def compare(src, tgt, gold, static, full, keeps, tag: str = "") -> list[dict]:
-    """One-stage rows for both models, then two-stage rows for every keep."""
+def by_threshold(src, tgt, gold, static, full, thresholds, tag: str = "") -> list[dict]:
+    """Two-stage rows of `xlingua mine --rescore` as it runs now: candidates over a first-stage
+    margin threshold, scored by the full model's margin over their re-embedded neighbours
+    (mining.rescore; sides of one language each here, so no language check)."""
+    rows = []
+    for t in thresholds:
+        with Clock() as clock:
+            (s, a, b), plan = two_stage_rows(src, tgt, static, full, t)
+        found = set(zip(plan["src"].tolist(), plan["tgt"].tolist()))
+        extra = {"candidate_threshold": t, "candidates": len(plan["score"]),
+                 "embedded": len(plan["src_rows"]) + len(plan["tgt_rows"]),
+                 "gold_in_candidates": round(100 * float(np.mean([p in found for p in gold])), 1)}
+        rows.append(f1_row(f"{tag}two stage, candidates over {t:g}", s, a, b, gold, clock, **extra))
+    return rows
+
+
+def compare(src, tgt, gold, static, full, keeps, tag: str = "", thresholds=()) -> list[dict]:
+    """One-stage rows for both models, then two-stage rows for every keep and threshold."""
     rows = []
     for name, enc in (("full", full), ("static", static)):
         with Clock() as clock:
@@ -79,14 +95,17 @@ def compare(src, tgt, gold, static, full, keeps, tag: str = "") -> list[dict]:
         clock.wall += extra_clock.wall
         clock.cpu += extra_clock.cpu
         rows.append(f1_row(f"{tag}two stage, keep {keep:g}, margin among kept", margin, a, b, gold, clock, **extra))
-    return rows
+    return rows + by_threshold(src, tgt, gold, static, full, thresholds, tag)
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--static", default="static-small")
     ap.add_argument("--full", default="bundled")
-    ap.add_argument("--keep", type=float, nargs="+", default=[0.05, 0.1, 0.2, 0.4])
+    ap.add_argument("--keep", type=float, nargs="*", default=[0.05, 0.1, 0.2, 0.4],
+                    help="the earlier rule: the first stage's F x (source sentences) best pairs, scored by cosine")
+    ap.add_argument("--candidate-threshold", type=float, nargs="*", default=[],
+                    help="the rule of `xlingua mine --rescore`: list pairs over this first-stage margin")
     ap.add_argument("--dev-langs", help="Instead of BUCC: mining sets built from the general corpus's dev slice "
                                         "(comma-separated dev languages), where `--keep` is chosen.")
     ap.add_argument("--distractors", type=int, default=4000)
@@ -100,8 +119,9 @@ def main() -> None:
     if args.dev_langs:
         for lang in args.dev_langs.split(","):
             src, tgt, gold = general_mining_set(lang, args.distractors)
-            rows += compare(src, tgt, gold, static, full, args.keep, tag=f"{lang}: ")
-            for r in rows[-(2 + 2 * len(args.keep)):]:
+            rows += compare(src, tgt, gold, static, full, args.keep, tag=f"{lang}: ",
+                            thresholds=args.candidate_threshold)
+            for r in rows[-(2 + 2 * len(args.keep) + len(args.candidate_threshold)):]:
                 print(json.dumps(r), flush=True)
             write_json(args.out, {**head, "set": f"general dev + {args.distractors} distractors", "rows": rows})
         return
@@ -110,7 +130,8 @@ def main() -> None:
     row_of_src = {s: i for i, s in enumerate(src_ids)}
     row_of_tgt = {t: j for j, t in enumerate(tgt_ids)}
     gold = {(row_of_src[s], row_of_tgt[t]) for s, t in data.gold}
-    rows = compare([data.src[i] for i in src_ids], [data.tgt[i] for i in tgt_ids], gold, static, full, args.keep)
+    rows = compare([data.src[i] for i in src_ids], [data.tgt[i] for i in tgt_ids], gold, static, full, args.keep,
+                   thresholds=args.candidate_threshold)
     for r in rows:
         print(json.dumps(r), flush=True)
     write_json(args.out, {**head, "set": "BUCC 2018 zh-en sample", "src": len(src_ids), "tgt": len(tgt_ids),

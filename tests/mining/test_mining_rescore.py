@@ -132,3 +132,14 @@ def test_identified_as_checks_reliable_languages_only():
     assert identified_as(texts, "de") == [True, False]
     assert identified_as(texts, "en") == [False, True]
     assert identified_as(texts, "xx-unknown") == [True, True]
+
+
+def test_in_memory_two_stages_pick_what_the_pipeline_picks(tmp_path):
+    from xlingua.mining.memory import two_stage_rows
+
+    summary, rows, (src, tgt, truth) = _mine(tmp_path, CharNgramEncoder(dim=32, n=1), Counting(dim=256),
+                                             candidate_threshold=0.0, lid=False)
+    (s, a, b), plan = two_stage_rows(src, tgt, CharNgramEncoder(dim=32, n=1), Counting(dim=256), 0.0)
+    assert [(src[i], tgt[j]) for i, j in zip(a, b)] == [(r[1], r[2]) for r in rows]
+    # the pipeline stores re-embedded vectors in float16: scores agree to about 1e-4
+    assert np.allclose(s, [float(r[0]) for r in rows], atol=1e-3)
