@@ -46,7 +46,8 @@ def test_every_cpu_class_has_a_preference_ending_in_the_reference():
 
 
 @pytest.mark.parametrize("cpu, missing, options, want", [
-    ("amx", (), {}, "bf16"),
+    ("amx", (), {}, "ov-bf16"),
+    ("amx", ("openvino",), {}, "bf16"),
     ("avx512-bf16", (), {}, "ov-bf16"),
     ("avx512-bf16", ("openvino",), {}, "bf16"),  # the OpenVINO extra not installed: passed over
     ("avx512-bf16", (), {"layer": 6}, "bf16"),  # OpenVINO gives the last layer only

@@ -17,22 +17,25 @@ def _unit(rng, n, d):
     return v / np.linalg.norm(v, axis=1, keepdims=True)
 
 
-@pytest.mark.parametrize("blocks", [(7, 5), (64, 1000)])
+# (query block, database block, database rows): small blocks sort whole tiles; tiles of 2,048
+# and more columns go through the groups of their best values (blocked.GROUP)
+@pytest.mark.parametrize("blocks", [(7, 5, 250), (64, 1000, 250), (100, 2048, 5000)])
 def test_fp32_equals_faiss_flat_on_random_vectors(blocks):
     rng = np.random.default_rng(0)
-    x, y = _unit(rng, 300, 16), _unit(rng, 250, 16)
+    x, y = _unit(rng, 300, 16), _unit(rng, blocks[2], 16)
     d, i = knn(x, y, 4, "fp32", block_x=blocks[0], block_y=blocks[1])
     fd, fi = _faiss(x, y, 4)
     assert np.array_equal(i, fi)
     assert np.allclose(d, fd, atol=1e-6)
 
 
-def test_ties_go_to_the_lower_row_as_in_faiss():
+@pytest.mark.parametrize("blocks", [(16, 32, 300), (64, 2560, 6000)])
+def test_ties_go_to_the_lower_row_as_in_faiss(blocks):
     # small integer vectors: many exactly equal inner products
     rng = np.random.default_rng(1)
     x = rng.integers(-1, 2, size=(200, 4)).astype(np.float32)
-    y = rng.integers(-1, 2, size=(300, 4)).astype(np.float32)
-    d, i = knn(x, y, 5, "fp32", block_x=16, block_y=32)
+    y = rng.integers(-1, 2, size=(blocks[2], 4)).astype(np.float32)
+    d, i = knn(x, y, 5, "fp32", block_x=blocks[0], block_y=blocks[1])
     fd, fi = _faiss(x, y, 5)
     assert np.array_equal(d, fd)
     scores = x @ y.T

@@ -1,9 +1,12 @@
 """Exact k-nearest neighbours as a blocked matrix multiply with a running top-k.
 
-Tiles of X Y^T are computed one at a time (memory: one tile) and each row keeps its k best; a
-row is merged only when the tile's maximum reaches its current k-th score, so after a small
-first tile almost all of the selection is one max-reduction per tile, and the multiply is
-the cost. (Reading a tile by columns too, for the other direction, was slower than a second
+Tiles of X Y^T are computed one at a time (memory: one tile) and each row keeps its k best.
+Selecting in a tile costs about one more pass over it: the tile's columns fall in groups of
+GROUP, each row keeps the k groups of highest maximum (the k best values of a row lie in
+them: a group holding one of them has a maximum at least the k-th value, and no more than k
+groups can), and only those k x GROUP values are sorted. (Skipping rows whose tile maximum
+misses their k-th score saves little on sentence vectors: hubs put a high score in almost
+every tile. Reading a tile by columns too, for the other direction, was slower than a second
 pass: strided reductions and gathers cost more than the multiply saved.)
 
 Precision: "fp32" is exact (its result equals FAISS's IndexFlatIP, ties to the lower row);
@@ -48,6 +51,26 @@ def _tile_top(sub: torch.Tensor, k: int) -> tuple[torch.Tensor, torch.Tensor]:
     return tv.float(), ti
 
 
+GROUP = 128
+
+
+def _grouped_top(tile: torch.Tensor, k: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """_tile_top through the groups holding each row's k best (same result, ties included)."""
+    m, w = tile.shape
+    if w % GROUP or w < 4 * k * GROUP:
+        return _tile_top(tile, k)
+    groups = tile.view(m, w // GROUP, GROUP)
+    gmax = groups.amax(dim=2)
+    # the k groups of highest maximum, ties to the lower group; then in column order, so
+    # that a tie between values goes to the lower column as in _tile_top
+    best = torch.sort(gmax, dim=1, descending=True, stable=True)[1][:, :k]
+    best = torch.sort(best, dim=1)[0]
+    cand = groups.gather(1, best.unsqueeze(2).expand(m, k, GROUP)).reshape(m, k * GROUP)
+    tv, ti = _tile_top(cand, k)
+    cols = best.gather(1, ti // GROUP) * GROUP + ti % GROUP
+    return tv, cols
+
+
 class _TopK:
     """Running top-k lists of n rows."""
 
@@ -58,16 +81,10 @@ class _TopK:
 
     def update(self, rows: slice, tile: torch.Tensor, offset: int) -> None:
         """Merge tile (len(rows) x m, columns offset..offset+m) into the lists of `rows`."""
-        v, i = self.v[rows], self.i[rows]
-        # tiles come in column order, so a tile's value equal to the k-th loses the tie: ">"
-        need = torch.nonzero(tile.amax(dim=1).float() > v[:, -1]).squeeze(1)
-        if len(need) == 0:
-            return
-        sub = tile if len(need) == len(tile) else tile.index_select(0, need)
-        kk = min(self.k, sub.shape[1])
-        tv, ti = _tile_top(sub, kk)
-        nv, ni = _merge(v[need], i[need], tv, ti + offset, self.k)
-        v[need], i[need] = nv, ni  # v, i are views of the lists
+        kk = min(self.k, tile.shape[1])
+        tv, ti = _grouped_top(tile, kk)
+        # tiles come in column order: the lists' entries are the lower columns, first in ties
+        self.v[rows], self.i[rows] = _merge(self.v[rows], self.i[rows], tv, ti + offset, self.k)
 
 
 class BlockedIndex:
@@ -96,11 +113,8 @@ class BlockedIndex:
             for a in range(0, len(x), block_x):
                 xa = torch.from_numpy(np.ascontiguousarray(x[a: a + block_x])).to(self.dtype)
                 rows = slice(a, a + len(xa))
-                # a small first tile sets every row's k-th score, so later tiles are mostly skipped
-                b = 0
-                for width in _widths(self.ntotal, block_y):
-                    lists.update(rows, xa @ self.ty[:, b: b + width], b)
-                    b += width
+                for b in range(0, self.ntotal, block_y):
+                    lists.update(rows, xa @ self.ty[:, b: b + block_y], b)
                 if on_block:
                     on_block(len(xa))
         return _exact(lists, x, self.y, k)
@@ -112,12 +126,6 @@ def knn(x: np.ndarray, y: np.ndarray, k: int, precision: str = "fp32", **kw) -> 
     if len(x) == 0:
         raise ValueError("cannot search an empty side")
     return BlockedIndex(y, precision).search(x, k, **kw)
-
-
-def _widths(n: int, block: int) -> list[int]:
-    first = min(n, max(1024, block // 8))
-    rest = n - first
-    return [first] + [block] * (rest // block) + ([rest % block] if rest % block else [])
 
 
 def knn_both(x: np.ndarray, y: np.ndarray, k: int, precision: str = "fp32", **kw) -> tuple[tuple, tuple]:
