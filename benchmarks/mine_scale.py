@@ -11,8 +11,10 @@ per group; no training reads them, and settings are chosen on them.
   .venv/bin/python benchmarks/mine_scale.py --sizes 1000000 --path two-stage
   .venv/bin/python benchmarks/mine_scale.py --plot        # table + plot from the records
 
-Records: runs/mine/scale/<path>-<N>.json (one per run), docs/data/bench/mine_scale.json
-(--record), docs/img/mine-scale.png (--plot).
+Each run starts from an empty work directory (runs/mine/scale/work/<run>/), so every stage is
+timed from raw text; --resume continues a killed run there instead. Records:
+runs/mine/scale/<path>-<N>.json (one per run); --plot writes docs/data/bench/mine_scale.json and
+docs/img/mine-scale.png from them.
 """
 from __future__ import annotations
 
@@ -22,6 +24,7 @@ import json
 import os
 import platform
 import resource
+import shutil
 import subprocess
 import sys
 import time
@@ -128,10 +131,12 @@ def read_pairs_file(path: Path, src: list[str], tgt: list[str]) -> list[tuple[fl
     return out
 
 
-def run(path: str, n: int, extra: list[str], tag: str = "") -> dict:
+def run(path: str, n: int, extra: list[str], tag: str = "", resume: bool = False) -> dict:
     files = haystack_files(n)
-    work = RUNS / "work"
     name = f"{path}{'+' + tag if tag else ''}-{n}"
+    work = RUNS / "work" / name
+    if not resume:
+        shutil.rmtree(work, ignore_errors=True)  # every stage timed from raw text
     out = RUNS / f"{name}.tsv.gz"
     cmd = [str(ROOT / ".venv" / "bin" / "xlingua"), "mine", "--src-lang", "de", "--tgt-lang", "en",
            str(files["src.txt"]), str(files["tgt.txt"]), "-o", str(out), "--workdir", str(work),
@@ -265,6 +270,8 @@ def main(argv=None) -> None:
     ap.add_argument("--sizes", type=int, nargs="*", default=[])
     ap.add_argument("--path", action="append", choices=sorted(PATHS), default=None)
     ap.add_argument("--build-only", action="store_true", help="only write the haystacks")
+    ap.add_argument("--resume", action="store_true", help="keep the run's work directory (after a kill): "
+                    "finished stages are not timed again")
     ap.add_argument("--tag", default="", help="added to the record's name (runs with other settings)")
     ap.add_argument("--plot", nargs="*", metavar="PATH", help="write the record and the plot of these paths "
                     "(as recorded, with their tags; default: one-stage and two-stage)")
@@ -280,7 +287,7 @@ def main(argv=None) -> None:
         if args.build_only:
             continue
         for path in args.path or ["two-stage"]:
-            rec = run(path, n, extra, args.tag)
+            rec = run(path, n, extra, args.tag, args.resume)
             print(json.dumps({k: rec[k] for k in ("path", "n", "wall_s", "cpu_s", "peak_rss_mb",
                                                   "default", "calibrated", "by_set")}), flush=True)
 

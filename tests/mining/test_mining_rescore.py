@@ -108,6 +108,15 @@ def test_a_killed_rescore_resumes_to_the_same_pairs(tmp_path, monkeypatch):
     assert 0 < second.seen < r["embedded_src"] + r["embedded_tgt"]  # the finished chunks were kept
 
 
+def test_two_stages_write_what_the_second_margin_accepts_by_default(tmp_path):
+    from xlingua.mining.rescore import THRESHOLD
+
+    summary, rows, _ = _mine(tmp_path, CharNgramEncoder(dim=32, n=1), Counting(dim=256), candidate_threshold=0.0)
+    assert summary["threshold"] == THRESHOLD
+    assert rows and all(float(r[0]) >= THRESHOLD for r in rows)
+    assert summary["rescore"]["kept"] > len(rows)  # the mode chose more; the margin kept these
+
+
 def test_keep_outside_zero_one_is_refused():
     with pytest.raises(ValueError, match="keep must be in"):
         MineConfig("en", "en", rescore="bundled", keep=1.5).validate()
@@ -138,7 +147,7 @@ def test_in_memory_two_stages_pick_what_the_pipeline_picks(tmp_path):
     from xlingua.mining.memory import two_stage_rows
 
     summary, rows, (src, tgt, truth) = _mine(tmp_path, CharNgramEncoder(dim=32, n=1), Counting(dim=256),
-                                             candidate_threshold=0.0, lid=False)
+                                             candidate_threshold=0.0, lid=False, threshold=0.0)
     (s, a, b), plan = two_stage_rows(src, tgt, CharNgramEncoder(dim=32, n=1), Counting(dim=256), 0.0)
     assert [(src[i], tgt[j]) for i, j in zip(a, b)] == [(r[1], r[2]) for r in rows]
     # the pipeline stores re-embedded vectors in float16: scores agree to about 1e-4

@@ -17,7 +17,7 @@ def mine_command(
     margin: str = typer.Option("ratio", help="ratio | distance | absolute (plain cosine) | csls | inbatch."),
     k: int = typer.Option(4, "--k", help="Neighbours for the margin."),
     mode: str = typer.Option("max", help="forward | backward | intersect | max | union."),
-    threshold: float = option(None, "--threshold", help="Keep pairs with score >= T."),
+    threshold: float = option(None, "--threshold", help="Keep pairs with score >= T (default: all pairs the mode chooses; with --rescore, 1.06 on the second model's margin)."),
     dedup: bool = typer.Option(False, "--dedup", help="Drop repeated sentences on each side before mining."),
     calibrate: str = typer.Option(None, "--calibrate", help="Gold pairs (src-id<TAB>tgt-id; a file or a pipe): use the F1-best threshold, report P/R/F1."),
     ray: str = typer.Option(None, "--ray", help="Run shard tasks on Ray: 'local' or a cluster address (ray://host:10001 or auto)."),
@@ -32,7 +32,7 @@ def mine_command(
     prepare_format: str = typer.Option("line", "--prepare-format", help="Document format for --prepare: line | blank | tsv."),
     rescore: str = typer.Option(None, "--rescore", help="Two stages: --model (e.g. static-small) proposes candidates "
                                 "by margin, this model (e.g. bundled) embeds only their sentences and neighbours and scores them by its margin."),
-    candidate_threshold: float = typer.Option(1.0, "--candidate-threshold", help="With --rescore: the first model's margin a pair needs to be re-scored."),
+    candidate_threshold: float = typer.Option(None, "--candidate-threshold", help="With --rescore: the first model's margin a pair needs to be re-scored (default 1.0, chosen on dev)."),
     lid: bool = typer.Option(True, "--lid/--no-lid", help="With --rescore: re-score only candidates whose sentences are identified as --src-lang and --tgt-lang."),
     keep: float = typer.Option(None, help="With --rescore: at most this fraction of the source sentences' count of candidates, best first."),
 ):
@@ -46,7 +46,8 @@ def mine_command(
                         threshold=threshold, dedup=dedup, shard_size=shard_size, index=index,
                         nprobe=nprobe, batch_size=batch_size, check_lang=not skip_lang_check,
                         src_embeddings=src_embeddings, tgt_embeddings=tgt_embeddings, rescore=rescore,
-                        candidate_threshold=candidate_threshold, keep=keep, lid=lid)
+                        keep=keep, lid=lid,
+                        **({} if candidate_threshold is None else {"candidate_threshold": candidate_threshold}))
     summary = mine(src, tgt, output, config, workdir=workdir, ray=ray, calibrate=calibrate,
                    prepare_format=prepare_format if prepare else None)
     table = Table(title=f"mined {summary['written']:,} pairs -> {output}")

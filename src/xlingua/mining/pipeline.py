@@ -23,7 +23,7 @@ from xlingua.mining.embed import (ConcatConfig, ConcatStep, EmbedConfig, EmbedSt
                                   import_config, resolve_encoder)
 from xlingua.mining.gold import calibration, check_gold
 from xlingua.mining.knn import IndexConfig, IndexStep, KnnConfig, KnnStep, Neighbours
-from xlingua.mining.rescore import RescoreConfig, Rescored, RescoreStep
+from xlingua.mining.rescore import CANDIDATE_THRESHOLD, THRESHOLD, RescoreConfig, Rescored, RescoreStep
 from xlingua.mining.runner import Runner
 from xlingua.mining.score import Best, ScoreStep, ScoreStepConfig
 from xlingua.mining.write import write_pairs
@@ -51,7 +51,7 @@ class MineConfig:
     src_embeddings: str | None = None  # a store `xlingua embed -o DIR --shard-size N` wrote
     tgt_embeddings: str | None = None
     rescore: str | None = None  # a second model that re-scores the first one's candidates (mining.rescore)
-    candidate_threshold: float = 1.0  # with rescore: the first model's margin a candidate needs
+    candidate_threshold: float = CANDIDATE_THRESHOLD  # with rescore: the first model's margin a candidate needs
     keep: float | None = None  # with rescore: an optional cap on candidates, a fraction of the source sentences
     lid: bool = True  # with rescore: candidates' sentences identified as their side's language
 
@@ -121,6 +121,8 @@ def _mine(src: str, tgt: str, output: Path, config: MineConfig, workdir: Path, e
         candidates = done.rescored.load() if done.rescored else select_pairs(done.best.load(), config.mode)
         found = None if gold is None else _calibrate(runner, candidates, gold, corpora)
         threshold = found["threshold"] if found else config.threshold
+        if threshold is None and done.rescored:
+            threshold = THRESHOLD  # two stages write what the second margin accepts
         pairs = apply_threshold(*candidates, threshold)
     with runner.timed("write"):
         written = _write(output, *pairs, corpora["src"], corpora["tgt"])
