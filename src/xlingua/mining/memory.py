@@ -39,5 +39,5 @@ def two_stage_rows(src: list[str], tgt: list[str], first, second, candidate_thre
     plan = plan_candidates(fwd, bwd, k, margin, candidate_threshold, src_ok=src_ok, tgt_ok=tgt_ok)
     xs = normalize_rows(second.encode([src[i] for i in plan["src_rows"]])) if len(plan["src_rows"]) else x[:0]
     ys = normalize_rows(second.encode([tgt[j] for j in plan["tgt_rows"]])) if len(plan["tgt_rows"]) else y[:0]
-    rows = rescore_candidates(plan, xs, ys, fwd[1], bwd[1], len(src), len(tgt), k, margin, mode)
+    rows = rescore_candidates(plan, xs, ys, len(src), len(tgt), k, margin, mode)
     return rows, plan

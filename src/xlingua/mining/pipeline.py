@@ -257,7 +257,7 @@ def _rescore(runner: Runner, workdir: Path, config: MineConfig, knn: dict, shard
     """5b. The second model's margin of the first model's candidates (mining.rescore)."""
     step = RescoreStep(RescoreConfig(knn["fwd"], knn["bwd"], shards["src"], shards["tgt"], config.margin,
                                      config.k, config.candidate_threshold, config.keep, config.mode, config.lid,
-                                     encoder.fingerprint()), workdir, encoder)
+                                     _precision(), encoder.fingerprint()), workdir, encoder)
     out = runner.run(step, "rescore")
     runner.log(f"[rescore] {encoder.name}: {out.candidates:,} candidates over {config.candidate_threshold:g}, "
                f"{out.embedded_src + out.embedded_tgt:,} sentences re-embedded, {out.kept:,} pairs")
