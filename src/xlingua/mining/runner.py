@@ -59,8 +59,9 @@ class Runner:
 
     def _local(self, step, items, label):
         sizes = [step.item_rows(item) for item in items]
-        unit = "rows" if None not in sizes else "items"
-        sizes = sizes if unit == "rows" else [1] * len(items)
+        unit = "rows" if any(s is not None for s in sizes) else "items"
+        # items without rows (a step's plan or summing-up) count as none
+        sizes = [s or 0 for s in sizes] if unit == "rows" else [1] * len(items)
         total, done, t0 = sum(sizes), 0, time.perf_counter()
         for item, size in zip(items, sizes):
             step.run(item, self.show_progress)
