@@ -184,7 +184,7 @@ class RescoreStep(Step):
         if not (self.dir / "plan.npz").exists():
             self._plan()
         with np.load(self.dir / "plan.npz") as z:
-            counts = {"src": len(z["src_rows"]), "tgt": len(z["tgt_rows"])}
+            self._counts = counts = {"src": len(z["src_rows"]), "tgt": len(z["tgt_rows"])}
         chunks = [(side, c) for side in ("src", "tgt") for c in range(-(-counts[side] // self._chunk))]
         return ["plan", *chunks, "score"]
 
@@ -196,7 +196,10 @@ class RescoreStep(Step):
         return self._chunk_path(*item).exists()
 
     def item_rows(self, item) -> int | None:
-        return None if item in ("plan", "score") else self._chunk
+        if item in ("plan", "score"):
+            return None
+        side, c = item
+        return min(self._chunk, self._counts[side] - c * self._chunk)
 
     def _chunk_path(self, side: str, c: int) -> Path:
         return self.dir / f"{side}_{c:05d}.npy"
