@@ -219,6 +219,7 @@ def rescore_record(path: Path) -> dict:
     tgt = files["tgt.txt"].read_text(encoding="utf-8").splitlines()
     gold = read_gold(files["gold.tsv"])
     pairs = read_pairs_file(path.with_suffix("").with_suffix(".tsv.gz"), src, tgt)
+    rec["default"] = prf(pairs, gold, DEFAULT_THRESHOLD[rec["path"].split("+")[0]])
     rec["calibrated"] = _best_f1(pairs, gold)
     rec["by_set"] = {name: _best_f1([p for p in pairs if (p[1], p[2]) not in gold - part], part)
                      for name, part in _gold_sets(gold, src).items()}

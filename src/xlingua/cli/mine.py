@@ -17,7 +17,7 @@ def mine_command(
     margin: str = typer.Option("ratio", help="ratio | distance | absolute (plain cosine) | csls | inbatch."),
     k: int = typer.Option(4, "--k", help="Neighbours for the margin."),
     mode: str = typer.Option("max", help="forward | backward | intersect | max | union."),
-    threshold: float = option(None, "--threshold", help="Keep pairs with score >= T (default: all pairs the mode chooses; with --rescore, 1.06 on the second model's margin)."),
+    threshold: float = option(None, "--threshold", help="Keep pairs with score >= T (default: all pairs the mode chooses; with --rescore, 1.04 on the second model's margin)."),
     dedup: bool = typer.Option(False, "--dedup", help="Drop repeated sentences on each side before mining."),
     calibrate: str = typer.Option(None, "--calibrate", help="Gold pairs (src-id<TAB>tgt-id; a file or a pipe): use the F1-best threshold, report P/R/F1."),
     ray: str = typer.Option(None, "--ray", help="Run shard tasks on Ray: 'local' or a cluster address (ray://host:10001 or auto)."),
