@@ -251,12 +251,15 @@ def record_and_plot(paths: list[str]) -> dict:
         if not rs:
             continue
         ns = [r["n"] for r in rs]
-        for key, style in (("cpu_s", "-o"), ("wall_s", "--x")):
-            ys = [r[key] for r in rs]
-            fit = exponent(ns, ys) if len(rs) > 1 else None
+        series = {"cpu_s": [r["cpu_s"] for r in rs], "wall_s": [r["wall_s"] for r in rs],
+                  "knn cpu_s": [sum(v["cpu_seconds"] for k, v in r["stages"].items() if k.startswith("knn"))
+                                for r in rs]}
+        for key, ys in series.items():
+            # the growth between the two largest sizes: where the N-squared search takes over
+            fit = exponent(ns[-2:], ys[-2:]) if len(rs) > 1 else None
             out["exponents"][f"{path} {key}"] = None if fit is None else round(fit, 2)
-            label = f"{path}, {key.replace('_s', ' s')}" + ("" if fit is None else f" (N^{fit:.2f})")
-            ax.plot(ns, ys, style, label=label)
+            label = f"{path}, {key.replace('_s', ' s')}" + ("" if fit is None else f" (last step N^{fit:.2f})")
+            ax.plot(ns, ys, {"cpu_s": "-o", "wall_s": "--x", "knn cpu_s": ":^"}[key], label=label)
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("lines a side")
