@@ -150,6 +150,16 @@ class Mine(Job):
         return self.args(k="3")
 
 
+class MineTwoStage(Mine):
+    """mine --rescore: the tiny model as both stages (every list pair a candidate, every pair
+    written), so the plan, the re-embedded chunks and the scored pairs are all on the way."""
+    name = "mine-rescore"
+
+    def args(self, model=None, lang="en", k="2"):
+        return super().args(model, lang, k) + ["--rescore", model or self.model, "--candidate-threshold", "0",
+                                               "--threshold", "0", "--no-lid"]
+
+
 class Eval(Job):
     name = "eval"
     skip = frozenset({"lang", "changed"})

@@ -19,13 +19,14 @@ import torch
 from typer.testing import CliRunner
 
 from tests.cli_run import SRC
-from tests.commands import JOBS, TrainStudent
+from tests.commands import JOBS, MineTwoStage, TrainStudent
 from xlingua.cli import app
 
 POINTS = 3  # kill points per command
 #: the long commands: the ones that cache, shard or checkpoint their work
 KILLED = [j for j in JOBS if j.name in ("embed", "mine", "eval", "train", "laser", "meaning", "prepare")]
 KILLED.append(TrainStudent)  # train again, as a student of some of the model's layers
+KILLED.append(MineTwoStage)  # mine again, in two stages
 CHILD = """
 import os, sys
 import torch

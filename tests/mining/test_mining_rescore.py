@@ -152,3 +152,18 @@ def test_in_memory_two_stages_pick_what_the_pipeline_picks(tmp_path):
     assert [(src[i], tgt[j]) for i, j in zip(a, b)] == [(r[1], r[2]) for r in rows]
     # the pipeline stores re-embedded vectors in float16: scores agree to about 1e-4
     assert np.allclose(s, [float(r[0]) for r in rows], atol=1e-3)
+
+
+@pytest.mark.parametrize("shard_size", [3, 7])
+def test_two_stages_give_the_same_pairs_whatever_the_shard_size(tmp_path, shard_size):
+    src, tgt, _ = toy_corpus()
+    sp, tp = write_lines(tmp_path / "src.txt", src), write_lines(tmp_path / "tgt.txt", tgt)
+
+    def run(size, name):
+        out = tmp_path / f"{name}.tsv.gz"
+        mine(sp, tp, out, MineConfig("en", "en", shard_size=size, candidate_threshold=0.0, threshold=0.0),
+             tmp_path / f"wd_{name}", encoder=CharNgramEncoder(dim=32, n=1), rescore_encoder=CharNgramEncoder(dim=256),
+             show_progress=False)
+        return _read(out)
+
+    assert run(shard_size, "sharded") == run(1000, "whole")
