@@ -52,3 +52,11 @@ def test_too_few_lines_are_reported_not_hidden():
 def test_gold_that_cannot_fit_is_refused():
     with pytest.raises(ValueError, match="do not fit"):
         build_haystack(PAIRS, GOLD, n=3)
+
+
+def test_every_line_is_one_line_without_a_tab():
+    pairs = PAIRS + [("a\tb", "tab"), ("c\u2028d", "ls"), ("e\r\nf", "crlf")]
+    hay = build_haystack(pairs, GOLD, n=60, seed=0)
+    text = "".join(l + "\n" for l in hay.src + hay.tgt)
+    assert len(text.splitlines()) == len(hay.src) + len(hay.tgt)
+    assert "\t" not in text and "a b" in hay.src + hay.tgt

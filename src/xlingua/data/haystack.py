@@ -18,6 +18,8 @@ from typing import Iterable
 import regex
 
 _EDGE_PUNCT = regex.compile(r"^\p{P}+|\p{P}+$")
+# a TAB reads as an id separator in a mining corpus, and these end a line for str.splitlines
+_BREAKS = regex.compile(r"[\t\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]+")
 _SPACES = regex.compile(r"\s+")
 
 
@@ -25,6 +27,11 @@ def normalized(text: str) -> str:
     """The key two lines share when they are the same sentence for mining purposes."""
     t = _SPACES.sub(" ", unicodedata.normalize("NFKC", text).casefold()).strip()
     return _EDGE_PUNCT.sub("", t).strip()
+
+
+def _one_line(text: str) -> str:
+    """The text as one line of a corpus file: tabs and line breaks become a space."""
+    return _BREAKS.sub(" ", text).strip()
 
 
 class _Groups:
@@ -71,8 +78,8 @@ def build_haystack(pairs: Iterable[tuple[str, str]], gold_pairs: Iterable[tuple[
         ka, kb = normalized(a), normalized(b)
         if not ka or not kb:
             continue
-        text_of.setdefault(ka, a)
-        text_of.setdefault(kb, b)
+        text_of.setdefault(ka, _one_line(a))
+        text_of.setdefault(kb, _one_line(b))
         groups.union(ka, kb)
     gold, gold_roots = [], set()
     for a, b in gold_list:
