@@ -10,14 +10,11 @@ every tile. Reading a tile by columns too, for the other direction, was slower t
 pass: strided reductions and gathers cost more than the multiply saved.)
 
 Precision: "fp32" is exact (its result equals FAISS's IndexFlatIP, ties to the lower row);
-"bf16" multiplies in bfloat16 (AMX / AVX512-BF16 units, several times the fp32 rate) and
-keeps `k + slack` candidates per row and column, whose scores are then recomputed exactly in
-float32 before the top k are taken, so bf16 only chooses candidates, never the scores.
+"bf16" multiplies in bfloat16 (AMX / AVX512-BF16 units, faster than fp32) and keeps
+`k + slack` candidates per row, whose scores are then recomputed exactly in float32 before the
+top k are taken, so bf16 only chooses candidates, never the scores.
 """
 from __future__ import annotations
-
-import time
-from typing import Callable
 
 import numpy as np
 import torch
@@ -102,7 +99,7 @@ class BlockedIndex:
         self.ntotal = len(y)
 
     def search(self, x: np.ndarray, k: int, slack: int | None = None, block_x: int = 8192,
-               block_y: int = 16384, on_block: Callable[[int], None] | None = None):
+               block_y: int = 16384):
         """(D, I): each row of x's k nearest rows by inner product, best first."""
         if len(x) == 0:
             raise ValueError("cannot search with no queries")
@@ -115,8 +112,6 @@ class BlockedIndex:
                 rows = slice(a, a + len(xa))
                 for b in range(0, self.ntotal, block_y):
                     lists.update(rows, xa @ self.ty[:, b: b + block_y], b)
-                if on_block:
-                    on_block(len(xa))
         return _exact(lists, x, self.y, k)
 
 
@@ -147,16 +142,3 @@ def _exact(lists: _TopK, q: np.ndarray, db: np.ndarray, k: int, chunk: int = 655
         out_d[s: s + chunk] = np.take_along_axis(d, order, 1)
         out_i[s: s + chunk] = np.take_along_axis(idx, order, 1)
     return out_d, out_i
-
-
-def flops(n_x: int, n_y: int, dim: int) -> float:
-    """Multiply-adds of one pass (both directions) counted as two FLOPs each."""
-    return 2.0 * n_x * n_y * dim
-
-
-def timed_knn_both(x, y, k, precision="fp32", **kw) -> tuple[tuple, tuple, dict]:
-    t0, c0 = time.perf_counter(), time.process_time()
-    fwd, bwd = knn_both(x, y, k, precision, **kw)
-    wall = time.perf_counter() - t0
-    return fwd, bwd, {"seconds": wall, "cpu_seconds": time.process_time() - c0,
-                      "gflops": flops(len(x), len(y), x.shape[1]) / wall / 1e9}
