@@ -37,7 +37,7 @@ from xlingua.mining.step import Output, Step, unkeyed, upstream
 from xlingua.similarity.bitext import knn_stat
 from xlingua.similarity.cosine import normalize_rows
 from xlingua.similarity.margin import pair_scores
-from xlingua.similarity.select import select_pairs
+from xlingua.similarity.select import select_pairs, sorted_pairs, unique_pairs
 
 CHUNK = 20_000  # rows re-embedded per item: a kill loses at most one chunk
 # Chosen on German-English dev gold hidden among 20k and 100k mixed lines a side (docs/guide/
@@ -101,11 +101,7 @@ def plan_candidates(fwd: tuple, bwd: tuple, k: int, margin: str, min_score: floa
     a = np.concatenate([rf, i_b[rb, cb]]).astype(np.int64)
     b = np.concatenate([i_f[rf, cf], rb]).astype(np.int64)
     s = np.concatenate([sf[rf, cf], sb[rb, cb]]).astype(np.float32)
-    order = np.lexsort((b, a, -s.astype(np.float64)))
-    s, a, b = s[order], a[order], b[order]
-    _, first = np.unique(np.stack([a, b], axis=1), axis=0, return_index=True)
-    first = np.sort(first)
-    s, a, b = s[first], a[first], b[first]
+    s, a, b = unique_pairs(*sorted_pairs(s, a, b))  # a pair found both ways once, at its best
     # the source side first: the targets of the pairs left are fewer to check
     if src_ok is not None:
         s, a, b = _passing(s, a, b, a, src_ok)
@@ -146,13 +142,12 @@ def rescore_candidates(plan: dict, x: np.ndarray, y: np.ndarray, n_src: int, n_t
     score = pair_scores(cos, x_stat[a], y_stat[b], margin).astype(np.float32)
     best = {"fwd_score": np.full(n_src, -np.inf, np.float32), "fwd_tgt": np.zeros(n_src, np.int64),
             "bwd_score": np.full(n_tgt, -np.inf, np.float32), "bwd_src": np.zeros(n_tgt, np.int64)}
-    # each sentence's best candidate (ties: the first in the plan's order), as select_pairs takes them
-    order = np.lexsort((b, a, -score.astype(np.float64)))
-    for rows, other, s_name, o_name in ((a, b, "fwd_score", "fwd_tgt"), (b, a, "bwd_score", "bwd_src")):
-        ro, oo, so = rows[order], other[order], score[order]
-        _, first = np.unique(ro, return_index=True)
-        best[s_name][ro[first]] = so[first]
-        best[o_name][ro[first]] = oo[first]
+    # each sentence's best candidate (ties to the lower rows), as select_pairs takes them
+    so, ao, bo = sorted_pairs(score, a, b)
+    for rows, other, s_name, o_name in ((ao, bo, "fwd_score", "fwd_tgt"), (bo, ao, "bwd_score", "bwd_src")):
+        _, first = np.unique(rows, return_index=True)
+        best[s_name][rows[first]] = so[first]
+        best[o_name][rows[first]] = other[first]
     s, pa, pb = select_pairs(best, mode)
     real = np.isfinite(s)
     return s[real], pa[real], pb[real]

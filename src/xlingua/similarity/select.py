@@ -30,22 +30,24 @@ def select_pairs(best: dict, mode: str = "max") -> tuple[np.ndarray, np.ndarray,
         keep = bsrc[ft] == src_rows
         s, a, b = fs[keep], src_rows[keep], ft[keep]
     elif mode in ("max", "union"):
-        s, a, b = _unique(np.concatenate([fs, bs]), np.concatenate([src_rows, bsrc]),
+        s, a, b = unique_pairs(np.concatenate([fs, bs]), np.concatenate([src_rows, bsrc]),
                           np.concatenate([ft, tgt_rows]))
         if mode == "max":
-            s, a, b = _greedy_one_to_one(*_sorted(s, a, b), len(fs), len(bs))
+            s, a, b = _greedy_one_to_one(*sorted_pairs(s, a, b), len(fs), len(bs))
     else:
         raise ValueError(f"unknown mode {mode!r}; choose one of {MODES}")
-    return _sorted(s, a, b)
+    return sorted_pairs(s, a, b)
 
 
-def _unique(s, a, b):
+def unique_pairs(s, a, b):
+    """Each (a, b) pair once, its first occurrence, in the given order."""
     _, first = np.unique(np.stack([a, b], axis=1), axis=0, return_index=True)
     first = np.sort(first)
     return s[first], a[first], b[first]
 
 
-def _sorted(s, a, b):
+def sorted_pairs(s, a, b):
+    """Score descending, then source row, then target row."""
     order = np.lexsort((b, a, -s.astype(np.float64)))
     return s[order], a[order], b[order]
 
