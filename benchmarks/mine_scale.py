@@ -31,9 +31,12 @@ import time
 from datetime import date
 from pathlib import Path
 
+import numpy as np
+
 from xlingua.data.haystack import build_haystack
 from xlingua.mining.rescore import THRESHOLD
 from xlingua.paths import benchmarks_dir, corpora_dir
+from xlingua.similarity.calibrate import at_threshold, best_pair_threshold, gold_flags
 
 ROOT = Path(__file__).resolve().parents[1]
 RUNS = ROOT / "runs" / "mine" / "scale"
@@ -112,15 +115,6 @@ def read_gold(path: Path) -> set[tuple[int, int]]:
     return {tuple(int(x) for x in line.split("\t")) for line in path.read_text().splitlines()}
 
 
-def prf(pairs: list[tuple[float, int, int]], gold: set, threshold: float | None) -> dict:
-    kept = [(a, b) for s, a, b in pairs if threshold is None or s >= threshold]
-    tp = sum((a, b) in gold for a, b in kept)
-    p = tp / len(kept) if kept else 0.0
-    r = tp / len(gold)
-    return {"threshold": threshold, "precision": round(100 * p, 2), "recall": round(100 * r, 2),
-            "f1": round(200 * p * r / (p + r), 2) if p + r else 0.0, "written": len(kept)}
-
-
 def read_pairs_file(path: Path, src: list[str], tgt: list[str]) -> list[tuple[float, int, int]]:
     """(score, src line, tgt line) from the output TSV (no ids: map text back to lines)."""
     src_row = {t: i + 1 for i, t in enumerate(src)}
@@ -162,12 +156,7 @@ def run(path: str, n: int, extra: list[str], tag: str = "", resume: bool = False
         "wall_s": round(wall, 1),
         "cpu_s": round(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime, 1),
         "peak_rss_mb": round(after.ru_maxrss / 1024, 1),
-        "default": prf(pairs, gold, DEFAULT_THRESHOLD[path]),
-        "calibrated": _best_f1(pairs, gold),
-        # each gold set alone, the other's pairs left out of the count (news is nearest to a
-        # held-out FLORES-style set; l10n's software strings are short and hard)
-        "by_set": {name: _best_f1([p for p in pairs if (p[1], p[2]) not in gold - part], part)
-                   for name, part in _gold_sets(gold, src).items()},
+        **figures(pairs, gold, src, DEFAULT_THRESHOLD[path]),
         "stages": summary["timings"], "rescore": summary.get("rescore"),
         "index": summary["settings"]["index"],
         "cpu": _cpu(), "date": date.today().isoformat(),
@@ -184,19 +173,27 @@ def _gold_sets(gold: set, src: list[str]) -> dict[str, set]:
             "l10n": {g for g in gold if src[g[0] - 1] not in news}}
 
 
-def _best_f1(pairs, gold) -> dict:
-    """The F1-best threshold over the ranked pairs (what --calibrate picks)."""
-    best, tp = {"f1": 0.0, "threshold": None}, 0
-    for i, (s, a, b) in enumerate(pairs, 1):
-        tp += (a, b) in gold
-        if i < len(pairs) and pairs[i][0] == s:
-            continue
-        p, r = tp / i, tp / len(gold)
-        f1 = 2 * p * r / (p + r) if p + r else 0.0
-        if 100 * f1 > best["f1"]:
-            best = {"threshold": s, "precision": round(100 * p, 2), "recall": round(100 * r, 2),
-                    "f1": round(100 * f1, 2), "written": i}
-    return best
+def figures(pairs: list[tuple[float, int, int]], gold: set, src: list[str], threshold: float | None) -> dict:
+    """P/R/F1 at the command's default cut (None: every pair written) and at the F1-best
+    threshold (what --calibrate picks), for all gold and for each gold set alone, the other
+    set's pairs left out of the count (news is nearest to a held-out FLORES-style set; l10n's
+    software strings are short and hard)."""
+    s = np.array([p[0] for p in pairs], dtype=np.float64)
+    a = np.array([p[1] for p in pairs], dtype=np.int64)
+    b = np.array([p[2] for p in pairs], dtype=np.int64)
+
+    def shown(counts: dict, cut) -> dict:
+        return {"threshold": cut, **{k: round(100 * counts[k], 2) for k in ("precision", "recall", "f1")},
+                "written": counts["predicted"]}
+
+    def calibrated(part: set) -> dict:
+        keep = ~gold_flags(a, b, gold - part)
+        c = best_pair_threshold(s[keep], a[keep], b[keep], part)
+        return shown(c, c["threshold"])
+
+    default = at_threshold(s, gold_flags(a, b, gold), len(gold), -np.inf if threshold is None else threshold)
+    return {"default": shown(default, threshold), "calibrated": calibrated(gold),
+            "by_set": {name: calibrated(part) for name, part in _gold_sets(gold, src).items()}}
 
 
 def _cpu() -> str:
@@ -218,11 +215,8 @@ def rescore_record(path: Path) -> dict:
     src = files["src.txt"].read_text(encoding="utf-8").splitlines()
     tgt = files["tgt.txt"].read_text(encoding="utf-8").splitlines()
     gold = read_gold(files["gold.tsv"])
-    pairs = read_pairs_file(path.with_suffix("").with_suffix(".tsv.gz"), src, tgt)
-    rec["default"] = prf(pairs, gold, DEFAULT_THRESHOLD[rec["path"].split("+")[0]])
-    rec["calibrated"] = _best_f1(pairs, gold)
-    rec["by_set"] = {name: _best_f1([p for p in pairs if (p[1], p[2]) not in gold - part], part)
-                     for name, part in _gold_sets(gold, src).items()}
+    pairs = read_pairs_file(path.with_name(path.name.removesuffix(".json") + ".tsv.gz"), src, tgt)
+    rec.update(figures(pairs, gold, src, DEFAULT_THRESHOLD[rec["path"].split("+")[0]]))
     path.write_text(json.dumps(rec, indent=1))
     return rec
 
