@@ -150,3 +150,16 @@ def test_real_corpus_matches_its_manifest(lowres_corpus):
     assert {p.domain for p in dev if p.lang in ("ee", "wo")} == {"bible", "non-bible"}
     assert {p.source for p in dev if p.lang == "lg"} == {"mafand", "salt"}
     assert not {(p.pivot_lang, p.pivot) for p in dev} & {(p.pivot_lang, p.pivot) for p in train}
+
+
+def test_training_spec_keeps_the_pivot_of_the_file_and_takes_strip_harakat(corpus, monkeypatch):
+    from xlingua.data.arabic import strip_harakat
+
+    monkeypatch.setenv("XLINGUA_SHARED", str(corpus.parent.parent))
+    bm = load_examples({"type": "lowres", "langs": ["bm"]})
+    assert bm and all(e[1].startswith("Nouvelle ") for e in bm)  # bm-fr.tsv.gz: the French side
+    write_gz(corpus / "bible" / "ku-Arab-en.tsv.gz", [f"كِتَابٌ {i}\tbook {i}\n" for i in range(30)])
+    plain = load_examples({"type": "lowres", "langs": ["ku-Arab"]})
+    doubled = load_examples({"type": "lowres", "langs": ["ku-Arab"], "strip_harakat": True, "limit": 5})
+    assert len(plain) == 27  # a tenth held out
+    assert doubled == [e for p in plain[:5] for e in (p, (strip_harakat(p[0]), *p[1:]))]

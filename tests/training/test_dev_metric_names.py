@@ -76,3 +76,25 @@ def test_an_l10n_limit_below_two_pairs_or_not_whole_is_refused(bad):
 
 def test_an_eval_block_without_sets_gives_no_evaluator():
     assert dev_evaluators(EvalConfig()) == [] and EvalConfig().metric_names() == []
+
+
+def test_lowres_sets_are_chosen_on_their_non_bible_pairs_and_logged_whole(tmp_path, monkeypatch):
+    from tests.gz_files import write_gz
+    from xlingua.training.evaluators import dev_accuracy, lowres_dev_pairs
+
+    root = tmp_path / "shared" / "corpora" / "lowres"
+    write_gz(root / "bible" / "ee-en.tsv.gz", [f"ee verse {i}\tverse {i}\n" for i in range(60)])
+    write_gz(root / "mafand" / "ee-fr.tsv.gz", [f"ee nyati {i}\tphrase {i}\n" for i in range(40)])
+    write_gz(root / "bible" / "kab-en.tsv.gz", [f"kab verse {i}\tverse {i}\n" for i in range(50)])
+    monkeypatch.setenv("XLINGUA_SHARED", str(tmp_path / "shared"))
+    config = EvalConfig(lowres_langs=["kab", "ee"], select="lowres").check()
+    found = metrics(config)
+    assert list(found) == config.metric_names() == [
+        "lowres_kab", "lowres_ee", "mean", "lowres", "lowres all", "lowres_kab all", "lowres_ee all"]
+    xs, ys, rows = lowres_dev_pairs(["ee"])["ee"]
+    assert (len(xs), len(rows)) == (10, 4) and all(ys[i].startswith("phrase") for i in rows)
+    x, y = Hashed().encode(xs), Hashed().encode(ys)
+    assert found["lowres_ee"] == dev_accuracy(x[rows], y[rows]) and found["lowres_ee all"] == dev_accuracy(x, y)
+    assert found["lowres_kab"] == found["lowres_kab all"]  # Bible alone: the whole slice
+    assert found["mean"] == found["lowres"] == pytest.approx((found["lowres_kab"] + found["lowres_ee"]) / 2)
+    assert found["lowres all"] == pytest.approx((found["lowres_kab all"] + found["lowres_ee all"]) / 2)

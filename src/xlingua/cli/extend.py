@@ -13,7 +13,7 @@ PAIRS_HELP = "Your own translations, one `xx<TAB>english` pair a line, for the o
 
 
 def extend_command(
-    lang: list[str] = option(..., "--lang", help=LANG_HELP),
+    lang: list[str] = option(None, "--lang", help=LANG_HELP + " With --lowres: that corpus's codes (default: all)."),
     out: Path = option(..., "--output", "--out", help="Run directory: checkpoint.pt, log.jsonl, report.json, best/ (the model)."),
     pairs: Path = typer.Option(None, "--pairs", help=PAIRS_HELP),
     model: str = option("bundled", "--model", help="The model to extend (an e5-family spec or a model directory); also the frozen teacher."),
@@ -28,16 +28,18 @@ def extend_command(
     spare_known: bool = typer.Option(False, "--spare-known", help="Drop the new pieces that the original languages' training text in the same scripts would use: that text splits (and, with --rows-only, embeds) exactly as before."),
     lr: float = typer.Option(5e-5, "--lr", help="Peak learning rate."),
     pieces_lr: float = typer.Option(0.0, "--pieces-lr", help="Peak learning rate of the new pieces' embedding rows, which start as averages of their characters (0 = --lr)."),
+    lowres: bool = typer.Option(False, "--lowres", help="Train on the low-resource corpus's train pairs (pivot English or French) and choose the step on its dev slices (non-Bible pairs where a language has them) and the original languages'."),
 ):
     """Teach the model new languages: distillation towards its own English vectors plus translation
     ranking (LASER3-style), with original-language pairs mixed in. Prints the dev report before and
-    after; rerun the same command to resume. Then use --model OUT/best anywhere."""
+    after; rerun the same command to resume. Then use --model OUT/best anywhere. With --lowres the
+    new languages are the low-resource corpus's (all 17 unless --lang names some)."""
     from xlingua.training.extend.run import ExtendOptions, check, extend
 
     opts = ExtendOptions(langs=split_langs(lang), out=str(out), model=model, pairs=None if pairs is None else str(pairs), mix=mix,
                          sts=sts, rank_against=rank_against, keep_ranking=keep_ranking, rows_only=rows_only,
                          max_minutes=max_minutes, max_steps=max_steps, new_pieces=new_pieces, lr=lr,
-                         pieces_lr=pieces_lr, spare_known=spare_known)
+                         pieces_lr=pieces_lr, spare_known=spare_known, lowres=lowres)
     check(opts)  # bad input fails here, before any model loads
     extend(opts, echo=typer.echo)
 

@@ -20,6 +20,8 @@ SCHEDULES = ("constant", "linear", "cosine")
 SAMPLINGS = ("cycle", "proportional", "weighted")
 #: the name of the dev mining metric (mean F1 over `mining_langs`)
 MINING = "mining"
+#: the mean of the low-resource dev slices scored whole (Bible pairs included)
+LOWRES_ALL = "lowres all"
 
 
 @dataclass
@@ -40,16 +42,24 @@ class TaskConfig:
 @dataclass
 class EvalConfig:
     """Dev evaluation: retrieval accuracy on l10n dev pairs, a Tatoeba subset, the general
-    corpus's dev slices and/or users' own pair files (data.general.read_own_pairs); QE Pearson;
-    mining F1 among distractors. `select` names the metric that picks the best checkpoint, one
-    of `metric_names()`: "mean" = mean of the retrieval sets, "l10n" / "tatoeba" / "general" /
-    "pairs" = mean of that kind's sets, "qe" = mean QE Pearson, "mining" = mean mining F1, or one
-    set's figure ("general_de", "qe_en-de", "mining de")."""
+    corpus's dev slices, users' own pair files (data.general.read_own_pairs) and/or the
+    low-resource corpus's dev slices (data.lowres); QE Pearson; mining F1 among distractors.
+    `select` names the metric that picks the best checkpoint, one of `metric_names()`: "mean" =
+    mean of the retrieval sets, "l10n" / "tatoeba" / "general" / "pairs" / "lowres" = mean of
+    that kind's sets, "qe" = mean QE Pearson, "mining" = mean mining F1, or one set's figure
+    ("general_de", "qe_en-de", "mining de").
+
+    A low-resource set `lowres_xx` is scored on the slice's non-Bible pairs alone where it has
+    at least two (verses share names and numbers that find the translation, news does not), on
+    the whole slice otherwise; `lowres_xx all` and their mean `lowres all` are the whole slices,
+    logged beside them."""
 
     l10n_langs: list = field(default_factory=list)
     tatoeba_langs: list = field(default_factory=list)
     general_langs: list = field(default_factory=list)  # languages of the general corpus's dev slice
     pair_files: dict = field(default_factory=dict)     # {lang: FILE}: the dev slice of a user's own pairs
+    # languages of the low-resource corpus's dev slice, each read whole (at most 500 pairs by its rule)
+    lowres_langs: list = field(default_factory=list)
     qe_pairs: list = field(default_factory=list)       # WMT20 QE pairs whose dev split is scored (Pearson of cosine)
     # general-corpus dev languages whose dev pairs are mined among distractors from the train split
     # (data.general.general_mining_set): harder than retrieval, which saturates
@@ -64,7 +74,7 @@ class EvalConfig:
     def _kinds(self) -> dict[str, list]:
         """{kind of retrieval set: its languages}, in the order the evaluator builds them."""
         return {"l10n": self.l10n_langs, "tatoeba": self.tatoeba_langs, "general": self.general_langs,
-                "pairs": list(self.pair_files)}
+                "pairs": list(self.pair_files), "lowres": self.lowres_langs}
 
     def groups(self) -> list[str]:
         """The kinds of retrieval set this block has, each giving the mean of its sets."""
@@ -74,6 +84,8 @@ class EvalConfig:
         """The dev metrics this block gives, as the evaluators name them (training.evaluate)."""
         sets = [f"{kind}_{l}" for kind, langs in self._kinds().items() for l in langs]
         names = sets + (["mean", *self.groups()] if sets else [])
+        if self.lowres_langs:
+            names += [LOWRES_ALL] + [f"lowres_{l} all" for l in self.lowres_langs]
         if self.qe_pairs:
             names += ["qe"] + [f"qe_{p}" for p in self.qe_pairs]
         if self.mining_langs:

@@ -1,6 +1,6 @@
 """Dev evaluation of `xlingua train`: bitext retrieval accuracy (training.evaluators) on l10n dev
-pairs, a Tatoeba subset, the general corpus's dev slices or users' own pair files, with cosine or
-margin scoring; and mining F1 on the general corpus's dev slices hidden among distractors. Small
+pairs, a Tatoeba subset, the general corpus's dev slices, users' own pair files or the
+low-resource corpus's dev slices, with cosine or margin scoring; and mining F1 on the general corpus's dev slices hidden among distractors. Small
 and fast, so it can run every few hundred steps; the full benchmarks are `xlingua eval`'s job."""
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ import numpy as np
 
 from xlingua.data.benchmarks import read_tatoeba
 from xlingua.data.examples import l10n_path, read_pairs
-from xlingua.training.config import MINING, EvalConfig
+from xlingua.training.config import LOWRES_ALL, MINING, EvalConfig
 from xlingua.training.evaluators import (Evaluator, MiningEvaluator, QEEvaluator, RetrievalEvaluator, dev_accuracy,
-                                         general_dev_pairs)
+                                         general_dev_pairs, lowres_dev_pairs)
 
 __all__ = ["DevEvaluator", "DevMiningEvaluator", "dev_accuracy", "dev_evaluators", "tatoeba_pairs"]
 
@@ -25,10 +25,12 @@ def _sides(pairs) -> tuple[list[str], list[str]]:
 
 
 class DevEvaluator(RetrievalEvaluator):
-    """Metrics per set ("l10n_de", "tatoeba_deu", "general_de", "pairs_xx"), their "mean" and the
-    mean of each kind ("l10n", "tatoeba", "general", "pairs"); `config.select` names the one that
-    picks the best step. The model is the model in training or any Encoder (anything whose
-    `encode` returns rows as an array or a CPU tensor)."""
+    """Metrics per set ("l10n_de", "tatoeba_deu", "general_de", "pairs_xx", "lowres_ee"), their
+    "mean" and the mean of each kind ("l10n", "tatoeba", "general", "pairs", "lowres");
+    `config.select` names the one that picks the best step. A low-resource slice is embedded
+    once and scored twice: among its non-Bible pairs (its set's figure, where it has two) and
+    whole ("lowres_ee all", their mean "lowres all"; EvalConfig). The model is the model in
+    training or any Encoder (anything whose `encode` returns rows as an array or a CPU tensor)."""
 
     def __init__(self, config: EvalConfig, margin: str | None = None):
         self.config = config
@@ -44,15 +46,34 @@ class DevEvaluator(RetrievalEvaluator):
             from xlingua.data.general import read_own_pairs
 
             sets[f"pairs_{lang}"] = _sides([(p.text, p.english) for p in read_own_pairs(path, lang, "dev")][: config.limit])
+        self.lowres = lowres_dev_pairs(config.lowres_langs) if config.lowres_langs else {}
         empty = [name for name, (a, _) in sets.items() if len(a) < 2]
+        empty += [f"lowres_{lang}" for lang in config.lowres_langs if len(self.lowres.get(lang, ((),))[0]) < 2]
         if empty:  # caught before training starts, not at the first evaluation
             raise ValueError(f"dev set(s) {empty} have fewer than 2 pairs: choose other eval languages")
         super().__init__(sets, margin=margin, main_score=config.select)
 
+    def __bool__(self) -> bool:
+        return bool(self.sets or self.lowres)
+
     def __call__(self, model) -> dict[str, float]:
-        found = super().__call__(model)
+        found = {k: dev_accuracy(self.embed(model, a), self.embed(model, b), self.margin)
+                 for k, (a, b) in self.sets.items()}
+        whole = {}
+        for lang, (xs, ys, rows) in self.lowres.items():
+            x, y = self.embed(model, xs), self.embed(model, ys)
+            whole[f"lowres_{lang} all"] = dev_accuracy(x, y, self.margin)
+            # the non-Bible pairs alone where Bible pairs are beside them: verses' names and numbers find
+            # their translation, which flatters the whole slice's figure
+            found[f"lowres_{lang}"] = (dev_accuracy(x[rows], y[rows], self.margin) if 2 <= len(rows) < len(xs)
+                                       else whole[f"lowres_{lang} all"])
+        sets = list(found.values())
+        found["mean"] = float(np.mean(sets))
         for kind in self.config.groups():
             found[kind] = float(np.mean([v for k, v in found.items() if k.startswith(kind + "_")]))
+        if whole:
+            found[LOWRES_ALL] = float(np.mean(list(whole.values())))
+            found.update(whole)
         return found
 
 

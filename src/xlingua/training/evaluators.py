@@ -74,6 +74,21 @@ def general_dev_pairs(langs=None, root=None, limit: int | None = None) -> dict[s
     return out
 
 
+def lowres_dev_pairs(langs=None, root=None) -> dict[str, tuple[list[str], list[str], list[int]]]:
+    """{lang: (sentences, their pivot side, rows of the non-Bible pairs)} of the low-resource
+    corpus's dev slices (data.lowres), each whole, in the order of `langs` (None = all it has)."""
+    from xlingua.data.lowres import read_lowres
+
+    out: dict[str, tuple[list[str], list[str], list[int]]] = {}
+    for p in read_lowres(list(langs) if langs is not None else None, split="dev", root=root):
+        xs, ys, rows = out.setdefault(p.lang, ([], [], []))
+        if p.domain != "bible":
+            rows.append(len(xs))
+        xs.append(p.text)
+        ys.append(p.pivot)
+    return out
+
+
 def dev_mining_f1(x: np.ndarray, y: np.ndarray, gold: set[tuple[int, int]], k: int = 4) -> float:
     """F1 x100 at the F1-best threshold of mining rows of x against rows of y (ratio margin over
     k neighbours, LASER's max selection), against gold (row of x, row of y) pairs."""

@@ -1,5 +1,6 @@
 """Which languages an extension trains on: group names and codes, checked against the general
-corpus (or a user's own pair file for a language the corpus lacks)."""
+corpus (or a user's own pair file for a language the corpus lacks), or codes of the low-resource
+corpus (`xlingua extend --lowres`)."""
 from __future__ import annotations
 
 # Languages the default model fails to retrieve, grouped by script: a group shares its new
@@ -33,3 +34,13 @@ def resolve_langs(given: list[str], pairs: str | None = None, root=None) -> list
         raise ValueError(f"no general-corpus data for {missing}: give a group ({', '.join(GROUPS)}), a corpus "
                          "language, or --pairs FILE with your own translations")
     return codes
+
+
+def resolve_lowres_langs(given: list[str] | None, root=None) -> list[str]:
+    """Codes of the low-resource corpus (data.lowres) named by `given`, in order, each once; none
+    given = every language it has. Reading their dev slices checks every file and line."""
+    from xlingua.data.lowres import read_lowres
+
+    codes = list(dict.fromkeys(given or ()))
+    dev = read_lowres(codes or None, split="dev", root=root)
+    return codes or list(dict.fromkeys(p.lang for p in dev))

@@ -2,6 +2,11 @@
 pieces, training through xlingua.training's Trainer (checkpoints, resume, time budget, dev
 choice), and the dev report of the model the dev choice kept.
 
+With `lowres` the new languages are the low-resource corpus's (data.lowres): the laser3 task
+trains on its train pairs, their English or French side standing where English stands (the
+frozen teacher reads both), and the dev choice watches its dev slices (training.evaluate) beside
+the original languages; the reports hold its dev report (lowres_report) before and after.
+
 OUT holds the trainer's files (checkpoint.pt, log.jsonl, best/, final/), start/ (the model with
 new pieces, when asked for), dev_before.json and report.json. Running the same command again
 resumes from OUT/checkpoint.pt (--max-steps and --lr may change; a setting that fixes the data or the
@@ -16,7 +21,8 @@ from typing import Callable
 
 from xlingua.io import write_json
 from xlingua.training.config import TrainConfig, config_from_dict
-from xlingua.training.extend.langs import KEEP_DEV, resolve_langs
+from xlingua.training.extend.langs import KEEP_DEV, resolve_langs, resolve_lowres_langs
+from xlingua.training.extend.lowres_report import format_lowres_report, lowres_dev_sets, lowres_report
 from xlingua.training.extend.report import LIMIT, dev_report, format_report
 
 START = "start"
@@ -30,7 +36,7 @@ E5_PATHS = ("", "torch", "bf16", "onnx", "fast")
 
 @dataclass
 class ExtendOptions:
-    langs: list[str]                # codes or group names (langs.GROUPS)
+    langs: list[str]                # codes or group names (langs.GROUPS); with lowres its codes, [] = all
     out: str
     model: str = "bundled"
     pairs: str | None = None        # a user's xx<TAB>en file for the one language in `langs`
@@ -55,6 +61,7 @@ class ExtendOptions:
     seed: int = 0
     teacher_cache: str | None = None
     precision: str | None = None    # None: bf16 on CPUs with native bf16, else fp32
+    lowres: bool = False            # the new languages are the low-resource corpus's (data.lowres)
 
 
 def trainable_spec(spec: str) -> str:
@@ -87,7 +94,9 @@ def check(opts: ExtendOptions) -> tuple[list[str], dict[str, str]]:
         raise ValueError("--spare-known chooses among the new pieces: it needs --new-pieces")
     if opts.pieces_lr and not opts.new_pieces:
         raise ValueError("--pieces-lr is the rate of the new pieces' rows: it needs --new-pieces")
-    langs = resolve_langs(opts.langs, opts.pairs)
+    if opts.lowres and opts.pairs is not None:
+        raise ValueError("--pairs trains on your own file, --lowres on the low-resource corpus: give one of them")
+    langs = resolve_lowres_langs(opts.langs) if opts.lowres else resolve_langs(opts.langs, opts.pairs)
     if opts.mix:
         from xlingua.data.general import available
 
@@ -122,8 +131,9 @@ def extend(opts: ExtendOptions, echo: Callable[[str], None] = print, show_progre
     out = Path(opts.out)
     out.mkdir(parents=True, exist_ok=True)
     watched = report_langs(opts, langs, pair_files)
-    before = _before(opts, watched, pair_files, out)
-    echo(format_report(before))
+    lowres = langs if opts.lowres else []
+    before, lowres_before = _before(opts, watched, pair_files, lowres, out)
+    _echo_reports(echo, watched, before, lowres_before)
     teacher = trainable_spec(opts.model)
     student, base_rows = teacher, None
     if opts.new_pieces:
@@ -134,20 +144,26 @@ def extend(opts: ExtendOptions, echo: Callable[[str], None] = print, show_progre
     Trainer(config).train(resume=(out / CHECKPOINT).exists(), show_progress=show_progress, on_step=on_step,
                           override=tuple(config.to_dict()))
     best = out / "best"
-    after = dev_report(load_encoder(str(best)), watched, pair_files)
-    echo(format_report(before, after))
+    encoder = load_encoder(str(best))
+    after = dev_report(encoder, watched, pair_files)
+    lowres_after = lowres_report(encoder, lowres_dev_sets(lowres)) if lowres else None
+    _echo_reports(echo, watched, before, lowres_after, after)
     echo(f"model: {best}")
     report = {"model": str(best), "start": opts.model, "langs": langs, "pair_files": pair_files,
-              "before": before, "after": after, "options": _jsonable(opts)}
+              "before": before, "after": after, "options": _jsonable(opts),
+              **({"lowres": {"before": lowres_before, "after": lowres_after}} if lowres else {})}
     write_json(out / REPORT, report)
     return report
 
 
 def report_langs(opts: ExtendOptions, langs: list[str], pair_files: dict[str, str]) -> list[str]:
-    """The extension's languages and the watched original ones that have a dev slice here."""
+    """The extension's languages and the watched original ones that have a dev slice here (with
+    lowres the watched ones alone: the low-resource slices have their own report)."""
     from xlingua.data.general import dev_langs, general_root
 
     have = dev_langs() if general_root().is_dir() else {}  # a user's --pairs alone needs no corpus
+    if opts.lowres:
+        return [l for l in opts.keep_dev if l in have and l not in langs]
     return [l for l in langs if l in pair_files or l in have] + \
            [l for l in opts.keep_dev if l in have and l not in langs]
 
@@ -175,7 +191,9 @@ def build_config(opts: ExtendOptions, langs: list[str], pair_files: dict[str, st
         options["student_english"] = False
     data = [{"type": "own_pairs", "path": path, "lang": lang} for lang, path in pair_files.items()]
     in_corpus = [l for l in langs if l in corpus]
-    if in_corpus:
+    if opts.lowres:  # the pivot side (English or French) stands where English stands
+        data = {"type": "lowres", "langs": langs}
+    elif in_corpus:
         data.insert(0, {"type": "general", "langs": in_corpus, "pair_files": pair_files})
     tasks = [{"name": "new", "objective": "laser3", "data": data, "weight": 1.0 - opts.mix - opts.sts,
               "temperature": opts.temperature, "options": options}]
@@ -201,8 +219,9 @@ def build_config(opts: ExtendOptions, langs: list[str], pair_files: dict[str, st
         **({"freeze_rows": {"word_embeddings": base_rows}, "rows_lr": opts.pieces_lr} if base_rows
            else {"freeze": ["word_embeddings"]}),
         **({"freeze": list(BODY)} if opts.rows_only else {}),
+        # "mean" spans the low-resource slices too, each by its non-Bible figure where it has one
         "eval": {"general_langs": [l for l in watched if l not in pair_files], "pair_files": pair_files,
-                 "limit": LIMIT, "select": "mean"},
+                 **({"lowres_langs": langs} if opts.lowres else {}), "limit": LIMIT, "select": "mean"},
     }
     return config_from_dict(recipe, where="xlingua extend")
 
@@ -211,12 +230,13 @@ def start_with_pieces(opts: ExtendOptions, langs: list[str], pair_files: dict[st
                       path: Path, echo: Callable[[str], None]) -> tuple[str, int]:
     """(the start model's directory, rows of its original pieces): `spec` with `opts.new_pieces`
     pieces learned on the languages' training text; made once, then reused as it is."""
-    from xlingua.data.general import available, read_general, read_own_pairs
+    from xlingua.data.general import available, general_root, read_general, read_own_pairs
+    from xlingua.data.lowres import read_lowres
     from xlingua.encoders.loading import load_encoder
     from xlingua.encoders.new_pieces import add_pieces, learn_pieces, piece_count, spared, text_scripts, written_in
 
     made_for = {"model": spec, "new_pieces": opts.new_pieces, "langs": langs, "pair_files": pair_files,
-                **({"spare_known": True} if opts.spare_known else {})}
+                **({"spare_known": True} if opts.spare_known else {}), **({"lowres": True} if opts.lowres else {})}
     meta_file = path / "xlingua.json"
     if meta_file.exists():
         meta = json.loads(meta_file.read_text(encoding="utf-8"))
@@ -226,10 +246,13 @@ def start_with_pieces(opts: ExtendOptions, langs: list[str], pair_files: dict[st
         return str(path), meta["base_rows"]
     encoder = load_encoder(spec)
     base_rows = piece_count(encoder)
-    corpus = {l for ls in available().values() for l in ls}
-    in_corpus = [l for l in langs if l in corpus]
-    texts = [p.text for p in read_general(in_corpus, pair_files=pair_files)] if in_corpus else []
-    texts += [p.text for lang, f in pair_files.items() for p in read_own_pairs(f, lang)]
+    corpus = {l for ls in available().values() for l in ls} if general_root().is_dir() else set()
+    if opts.lowres:
+        texts = [p.text for p in read_lowres(langs)]
+    else:
+        in_corpus = [l for l in langs if l in corpus]
+        texts = [p.text for p in read_general(in_corpus, pair_files=pair_files)] if in_corpus else []
+        texts += [p.text for lang, f in pair_files.items() for p in read_own_pairs(f, lang)]
     scripts = text_scripts(texts)
     pieces = written_in(learn_pieces(texts, opts.new_pieces, encoder.tokenizer.table), scripts)
     if opts.spare_known:
@@ -256,19 +279,32 @@ def known_text(langs: list[str], scripts: set[str]) -> list[str]:
     return [p.text for p in read_general(langs) if has.search(p.text)] if langs else []
 
 
-def _before(opts: ExtendOptions, langs: list[str], pair_files: dict[str, str], out: Path) -> dict:
-    """The start model's report, kept in OUT so that a resumed run does not measure it again."""
+def _before(opts: ExtendOptions, langs: list[str], pair_files: dict[str, str], lowres: list[str],
+            out: Path) -> tuple[dict, dict | None]:
+    """The start model's reports (the low-resource one with `lowres` languages, else None), kept
+    in OUT so that a resumed run does not measure them again."""
     from xlingua.encoders.loading import load_encoder
 
-    key = {"model": opts.model, "langs": langs, "pair_files": pair_files}
+    key = {"model": opts.model, "langs": langs, "pair_files": pair_files, **({"lowres": lowres} if lowres else {})}
     path = out / BEFORE
     if path.exists():
         held = json.loads(path.read_text(encoding="utf-8"))
         if held.get("key") == key:
-            return held["report"]
-    report = dev_report(load_encoder(opts.model), langs, pair_files)
-    write_json(path, {"key": key, "report": report})
-    return report
+            return held["report"], held.get("lowres")
+    encoder = load_encoder(opts.model)
+    report = dev_report(encoder, langs, pair_files)
+    low = lowres_report(encoder, lowres_dev_sets(lowres)) if lowres else None
+    write_json(path, {"key": key, "report": report, **({"lowres": low} if lowres else {})})
+    return report, low
+
+
+def _echo_reports(echo: Callable[[str], None], watched: list[str], before: dict, lowres: dict | None,
+                  after: dict | None = None) -> None:
+    """The general report (before, and after when given) and the low-resource one of that time."""
+    if watched:
+        echo(format_report(before, after))
+    if lowres is not None:
+        echo(("after: " if after is not None else "before: ") + format_lowres_report(lowres))
 
 
 def _jsonable(opts: ExtendOptions) -> dict:

@@ -1,0 +1,123 @@
+"""`xlingua extend --lowres` on a tiny BERT and a toy low-resource corpus: the recipe trains the
+laser3 task on the corpus's train pairs (French pivots included) and chooses its step on the
+low-resource dev slices beside the watched original languages; the reports hold the low-resource
+dev report before and after; a bad line is one error naming file:line before anything runs."""
+import json
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from tests.gz_files import write_gz
+from tests.training.conftest import make_tiny_model_dir
+from tests.training.test_extend import options, reversed_words, sentences, shifted, toy_shared  # noqa: F401
+from xlingua.cli import app
+from xlingua.data.examples import load_examples
+from xlingua.data.lowres import read_lowres
+from xlingua.encoders.loading import load_encoder
+from xlingua.training.extend.lowres_report import lowres_dev_sets, lowres_report
+from xlingua.training.extend.run import build_config, check, extend
+
+FRENCH = {"red": "rouge", "blue": "bleu", "green": "vert", "small": "petit", "big": "grand",
+          "cat": "chat", "dog": "chien", "house": "maison", "car": "voiture"}
+
+
+def french(en: str) -> str:
+    return " ".join(FRENCH.get(w, w) for w in en.replace("the ", "le ").split())
+
+
+def toy_lowres(root):
+    """ee: 60 Bible verses (English) and 60 MAFAND pairs (French); kab: 50 of the same verses."""
+    verses = [en for en, _ in sentences("the {a1} {n1} is on the {a2} {n2}", "")][::7][:60]
+    news = [french(en) for en, _ in sentences("the {a1} {n1} and the {a2} {n2}", "")][::5][:60]
+    write_gz(root / "bible" / "ee-en.tsv.gz", [f"{reversed_words(en)}\t{en}\n" for en in verses])
+    write_gz(root / "mafand" / "ee-fr.tsv.gz", [f"{reversed_words(fr)}\t{fr}\n" for fr in news])
+    write_gz(root / "bible" / "kab-en.tsv.gz", [f"{shifted(en)}\t{en}\n" for en in verses[:50]])
+    return root
+
+
+@pytest.fixture
+def lowres_shared(toy_shared):
+    """The toy general corpus (de, bho, xx) and beside it the toy low-resource corpus."""
+    return toy_lowres(toy_shared.parent / "lowres")
+
+
+def test_the_lowres_recipe_trains_on_train_pairs_and_watches_both_corpora(lowres_shared, tmp_path):
+    opts = options(tmp_path, "model", langs=[], lowres=True, mix=0.3, sts=0.0)
+    langs, files = check(opts)
+    assert (langs, files) == (["ee", "kab"], {})
+    config = build_config(opts, langs, files, "model", "model", None)
+    tasks = {t.name: t for t in config.tasks}
+    assert tasks["new"].data == {"type": "lowres", "langs": ["ee", "kab"]}
+    assert tasks["new"].objective == "laser3" and tasks["keep"].data["langs"] == ["bho", "de", "xx"]
+    assert (config.eval.general_langs, config.eval.lowres_langs, config.eval.select) == (["de", "bho"], ["ee", "kab"], "mean")
+    examples = load_examples(tasks["new"].data)
+    dev = {(p.text, p.pivot) for p in read_lowres(split="dev")}
+    assert examples and not dev & {e[:2] for e in examples}
+    # the French side stands where English stands
+    assert {e[2] for e in examples} == {"ee", "kab"} and any(e[1].startswith("le ") for e in examples)
+    assert check(options(tmp_path, "model", langs=["kab"], lowres=True, mix=0.0, sts=0.0))[0] == ["kab"]
+    with pytest.raises(ValueError, match=r"no low-resource corpus file for language\(s\) \['xx'\]"):
+        check(options(tmp_path, "model", langs=["xx"], lowres=True))
+    with pytest.raises(ValueError, match="give one of them"):
+        check(options(tmp_path, "model", langs=["ee"], lowres=True, pairs=str(tmp_path / "mine.tsv")))
+
+
+def test_a_lowres_run_chooses_on_non_bible_figures_and_reports_before_and_after(lowres_shared, tmp_path):
+    model = make_tiny_model_dir(tmp_path / "tiny")
+    lines = []
+    report = extend(options(tmp_path, model, langs=[], lowres=True, mix=0.3, sts=0.0, max_steps=6, eval_every=3,
+                            checkpoint_every=3), echo=lines.append, show_progress=False)
+    run = tmp_path / "run"
+    dev = lowres_dev_sets(["ee", "kab"])
+    assert json.loads((run / "dev_before.json").read_text())["lowres"] == report["lowres"]["before"]
+    assert report["lowres"]["before"] == lowres_report(load_encoder(str(model)), dev)
+    assert report["lowres"]["after"] == lowres_report(load_encoder(report["model"]), dev)
+    assert list(report["after"]) == ["de", "bho"] and report["langs"] == ["ee", "kab"]
+    assert report["lowres"]["after"]["langs"]["ee"]["domains"]["non-bible"]["pairs"] == 6
+    assert any(line.startswith("after: dev retrieval error %, low-resource") for line in lines)
+
+    records = [json.loads(line) for line in (run / "log.jsonl").read_text().splitlines()]
+    evals = [r["eval"] for r in records if "eval" in r]
+    assert len(evals) == 3  # the start model, then every 3 steps
+    found = max(evals, key=lambda e: e["mean"])  # the step best/ holds (a tie keeps the earlier)
+    # the dev choice: every watched language, ee by its MAFAND pairs alone; the whole slices logged beside
+    assert found["mean"] == pytest.approx(np.mean([found[k] for k in ("general_de", "general_bho", "lowres_ee",
+                                                                      "lowres_kab")]))
+    assert found["lowres"] == pytest.approx((found["lowres_ee"] + found["lowres_kab"]) / 2)
+    assert found["lowres all"] == pytest.approx((found["lowres_ee all"] + found["lowres_kab all"]) / 2)
+    assert found["lowres_kab"] == found["lowres_kab all"]  # Bible alone: its whole slice
+    after = report["lowres"]["after"]["langs"]
+    assert found["lowres_kab all"] == pytest.approx(100 - (after["kab"]["xx->pivot"] + after["kab"]["pivot->xx"]) / 2,
+                                                    abs=0.01)
+
+
+def test_extend_lowres_command_runs_without_the_general_corpus(tmp_path, monkeypatch):
+    toy_lowres(tmp_path / "shared" / "corpora" / "lowres")
+    monkeypatch.setenv("XLINGUA_SHARED", str(tmp_path / "shared"))
+    model = make_tiny_model_dir(tmp_path / "tiny")
+    out = tmp_path / "run"
+    res = CliRunner().invoke(app, ["extend", "--lowres", "--lang", "ee", "--model", str(model), "-o", str(out),
+                                   "--mix", "0", "--sts", "0", "--max-steps", "2"])
+    assert res.exit_code == 0, res.output
+    report = json.loads((out / "report.json").read_text())
+    assert report["langs"] == ["ee"] and report["before"] == report["after"] == {}
+    assert list(report["lowres"]["before"]["langs"]) == list(report["lowres"]["after"]["langs"]) == ["ee"]
+    assert json.loads((out / "dev_before.json").read_text())["lowres"]["mean"]["langs"] == 1
+    assert "before: dev retrieval error %, low-resource" in res.output
+
+
+def test_a_bad_lowres_line_is_one_error_naming_file_and_line(tmp_path, monkeypatch):
+    root = toy_lowres(tmp_path / "shared" / "corpora" / "lowres")
+    bad = root / "mafand" / "ee-fr.tsv.gz"
+    write_gz(bad, ["un\tone\n", "pas de tabulation\n"])
+    monkeypatch.setenv("XLINGUA_SHARED", str(tmp_path / "shared"))
+    out = tmp_path / "run"
+    res = CliRunner().invoke(app, ["extend", "--lowres", "--model", "no-such-model", "-o", str(out), "--mix", "0",
+                                   "--sts", "0"])
+    assert res.exit_code == 2
+    assert res.output.strip().splitlines() == [f"error: {bad}:2: expected `non_pivot<TAB>pivot`, "
+                                               "got 'pas de tabulation'"]
+    assert not out.exists()
+    res = CliRunner().invoke(app, ["extend", "-o", str(out), "--mix", "0", "--sts", "0"])
+    assert res.exit_code == 2 and "name at least one --lang" in res.output
