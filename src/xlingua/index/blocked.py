@@ -22,7 +22,7 @@ import torch
 PRECISIONS = ("fp32", "bf16")
 
 
-def _merge(best_v: torch.Tensor, best_i: torch.Tensor, v: torch.Tensor, i: torch.Tensor, k: int):
+def merge_top(best_v: torch.Tensor, best_i: torch.Tensor, v: torch.Tensor, i: torch.Tensor, k: int):
     """Top k of two candidate lists (values descending; ties to the lower index)."""
     vv = torch.cat([best_v, v], dim=1)
     ii = torch.cat([best_i, i], dim=1)
@@ -33,11 +33,15 @@ def _merge(best_v: torch.Tensor, best_i: torch.Tensor, v: torch.Tensor, i: torch
     return vv.gather(1, order), ii.gather(1, order)
 
 
-def _tile_top(sub: torch.Tensor, k: int) -> tuple[torch.Tensor, torch.Tensor]:
+def tile_top(sub: torch.Tensor, k: int, ties: bool = True) -> tuple[torch.Tensor, torch.Tensor]:
     """Each row's k largest (ties to the lower column). topk picks among ties at will, so rows
-    with a tie at the k-th place are sorted stably instead."""
+    with a tie at the k-th place are sorted stably instead (`ties=False` skips that, for
+    candidates that are rescored anyway)."""
     if sub.shape[1] <= k:
         tv, ti = torch.sort(sub, dim=1, descending=True, stable=True)
+        return tv.float(), ti
+    if not ties:
+        tv, ti = sub.topk(k, dim=1)
         return tv.float(), ti
     tv, ti = sub.topk(k + 1, dim=1)
     tie = torch.nonzero(tv[:, k - 1] == tv[:, k]).squeeze(1)
@@ -52,18 +56,18 @@ GROUP = 128
 
 
 def _grouped_top(tile: torch.Tensor, k: int) -> tuple[torch.Tensor, torch.Tensor]:
-    """_tile_top through the groups holding each row's k best (same result, ties included)."""
+    """tile_top through the groups holding each row's k best (same result, ties included)."""
     m, w = tile.shape
     if w % GROUP or w < 4 * k * GROUP:
-        return _tile_top(tile, k)
+        return tile_top(tile, k)
     groups = tile.view(m, w // GROUP, GROUP)
     gmax = groups.amax(dim=2)
     # the k groups of highest maximum, ties to the lower group; then in column order, so
-    # that a tie between values goes to the lower column as in _tile_top
+    # that a tie between values goes to the lower column as in tile_top
     best = torch.sort(gmax, dim=1, descending=True, stable=True)[1][:, :k]
     best = torch.sort(best, dim=1)[0]
     cand = groups.gather(1, best.unsqueeze(2).expand(m, k, GROUP)).reshape(m, k * GROUP)
-    tv, ti = _tile_top(cand, k)
+    tv, ti = tile_top(cand, k)
     cols = best.gather(1, ti // GROUP) * GROUP + ti % GROUP
     return tv, cols
 
@@ -81,7 +85,7 @@ class _TopK:
         kk = min(self.k, tile.shape[1])
         tv, ti = _grouped_top(tile, kk)
         # tiles come in column order: the lists' entries are the lower columns, first in ties
-        self.v[rows], self.i[rows] = _merge(self.v[rows], self.i[rows], tv, ti + offset, self.k)
+        self.v[rows], self.i[rows] = merge_top(self.v[rows], self.i[rows], tv, ti + offset, self.k)
 
 
 class BlockedIndex:
@@ -112,7 +116,7 @@ class BlockedIndex:
                 rows = slice(a, a + len(xa))
                 for b in range(0, self.ntotal, block_y):
                     lists.update(rows, xa @ self.ty[:, b: b + block_y], b)
-        return _exact(lists, x, self.y, k)
+        return rescore_exact(lists.i.numpy(), x, self.y, k)
 
 
 def knn(x: np.ndarray, y: np.ndarray, k: int, precision: str = "fp32", **kw) -> tuple[np.ndarray, np.ndarray]:
@@ -128,12 +132,12 @@ def knn_both(x: np.ndarray, y: np.ndarray, k: int, precision: str = "fp32", **kw
     return knn(x, y, k, precision, **kw), knn(y, x, k, precision, **kw)
 
 
-def _exact(lists: _TopK, q: np.ndarray, db: np.ndarray, k: int, chunk: int = 65536):
-    """The lists' candidates scored in float32 and cut to k (ties to the lower row)."""
+def rescore_exact(ids: np.ndarray, q: np.ndarray, db: np.ndarray, k: int, chunk: int = 65536):
+    """Candidate rows `ids` of each query scored in float32 and cut to k (ties to the lower row)."""
     out_d = np.empty((len(q), k), np.float32)
     out_i = np.empty((len(q), k), np.int64)
     for s in range(0, len(q), chunk):
-        idx = lists.i[s: s + chunk].numpy()
+        idx = ids[s: s + chunk]
         qq = q[s: s + chunk].astype(np.float32)
         d = np.einsum("nd,nkd->nk", qq, db[idx].astype(np.float32))
         order = np.argsort(idx, axis=1, kind="stable")

@@ -1,7 +1,9 @@
-"""Which FAISS index to build for a corpus of a given size, and building it.
+"""Which index to build for a corpus of a given size, and building FAISS ones.
 
-Exact inner-product search ("Flat") while the vectors fit in the memory budget; beyond that
-an IVF index with product quantization, sized the way stopes and the FAISS guidelines size
+Exact inner-product search ("Flat", index.blocked) up to EXACT_MAX_ROWS rows, whose cost grows
+as the square of the corpus; above, inverted lists of the vectors themselves ("IVF<n>,Flat",
+index.ivf: FAISS's IVFFlat searched as matrix multiplies) while the vectors fit in the memory
+budget; beyond that an IVF index with product quantization, sized the way stopes and the FAISS guidelines size
 it: about 8 * sqrt(N) inverted lists (a power of two), OPQ rotation + PQ with 64 sub-vectors,
 trained on a sample of at least 40 vectors per list. Vectors are L2-normalized so inner
 product = cosine.
@@ -9,6 +11,7 @@ product = cosine.
 from __future__ import annotations
 
 import math
+import re
 from typing import Callable, Iterable
 
 import faiss
@@ -16,13 +19,28 @@ import numpy as np
 
 DEFAULT_FLAT_MAX_BYTES = 4 << 30  # exact search up to 4 GiB of float32 vectors
 DEFAULT_NPROBE = 128
+# exact search of 300k x 300k static-model vectors took 507 s of a 688 s mining run
+EXACT_MAX_ROWS = 500_000
+_BLOCKED_IVF = re.compile(r"IVF(\d+),Flat")
 
 
 def choose_index(n: int, dim: int, flat_max_bytes: int = DEFAULT_FLAT_MAX_BYTES) -> str:
-    """FAISS factory string for `n` vectors of size `dim`."""
-    if n * dim * 4 <= flat_max_bytes:
-        return "Flat"
-    return ivfpq_string(n, dim)
+    """Factory string for `n` vectors of size `dim`."""
+    if n * dim * 4 > flat_max_bytes:
+        return ivfpq_string(n, dim)
+    return "Flat" if n <= EXACT_MAX_ROWS else f"IVF{ivf_lists(n)},Flat"
+
+
+def ivf_lists(n: int) -> int:
+    """About 4 * sqrt(n) lists (a power of two), so that DEFAULT_NPROBE lists are about 3% of
+    them at a million rows."""
+    return int(min(max(2 ** round(math.log2(max(4 * math.sqrt(max(n, 1)), 1))), 16), 65536, max(n // 64, 1)))
+
+
+def blocked_ivf_lists(factory: str) -> int:
+    """The list count of an "IVF<n>,Flat" factory (searched by index.ivf), else 0."""
+    m = _BLOCKED_IVF.fullmatch(factory)
+    return int(m.group(1)) if m else 0
 
 
 def ivfpq_string(n: int, dim: int) -> str:

@@ -2,8 +2,9 @@
 
 `IndexConfig` picks the index by corpus size (xlingua.index.choose_index) unless told; the
 chosen factory reaches the search through the `Index` output. An exact "Flat" index is not
-stored (it is the embeddings themselves), IVF/PQ ones are trained on an evenly spaced sample
-and saved. `KnnStep` writes `knn_NNNNN.npz` (scores D, ids I) per
+stored (it is the embeddings themselves); "IVF<n>,Flat" stores its centroids and each row's
+list (lists.npz), the rows staying in the embed step; other FAISS indexes are trained on an
+evenly spaced sample and saved. `KnnStep` writes `knn_NNNNN.npz` (scores D, ids I) per
 query shard, and for an approximate index measures recall@1/@k against exact search on a
 sample of queries."""
 from __future__ import annotations
@@ -16,7 +17,8 @@ import numpy as np
 from xlingua.index import (build_index, choose_index, exact_knn_streamed, load_index, recall,
                            save_index, search)
 from xlingua.index.blocked import BlockedIndex
-from xlingua.index.factory import set_nprobe, train_sample_size
+from xlingua.index.factory import blocked_ivf_lists, set_nprobe, train_sample_size
+from xlingua.index.ivf import KMEANS_SAMPLE_PER_LIST, IvfIndex, assign, train_centroids
 from xlingua.mining.cache import atomic_path, save_npz
 from xlingua.mining.embed import Vectors, shard_loader
 from xlingua.mining.step import Output, Step, upstream
@@ -54,11 +56,23 @@ class IndexStep(Step):
         embed = self.config.embed
         return {"embed_dir": "", "sizes": embed.sizes, "dim": embed.dim, "nprobe": 0}
 
+    def key_fields(self) -> dict:
+        fields = super().key_fields()
+        if blocked_ivf_lists(self.config.factory):
+            fields["lists"] = f"spherical-kmeans-{KMEANS_SAMPLE_PER_LIST}"
+        return fields
+
     def run(self, item, progress: bool) -> None:
         cfg = self.config
         if cfg.factory == "Flat":
             return
         n = int(sum(cfg.embed.sizes))
+        nlist = blocked_ivf_lists(cfg.factory)
+        if nlist:  # centroids and each row's list; the rows stay in the embed step
+            centroids = train_centroids(_sample(cfg.embed.load, cfg.embed.sizes, KMEANS_SAMPLE_PER_LIST * nlist), nlist)
+            lists = np.concatenate([assign(cfg.embed.load(i), centroids)[:, 0] for i in range(len(cfg.embed.sizes))])
+            save_npz(self.dir / "lists.npz", centroids=centroids, lists=lists.astype(np.int32))
+            return
         train = _sample(cfg.embed.load, cfg.embed.sizes, train_sample_size(cfg.factory, n))
         index = build_index(cfg.factory, cfg.embed.dim, train,
                             (cfg.embed.load(i) for i in range(len(cfg.embed.sizes))))
@@ -90,19 +104,23 @@ _INDEX_CACHE: dict = {}
 
 
 def _get_index(index_dir: str, factory: str, db_dir: str, n_db: int, nprobe: int, precision: str):
-    """Load the database index once per process (local loop or Ray worker). Flat: the
-    blocked exact search (xlingua.index.blocked) over the unit float32 rows."""
+    """Load the database index once per process (local loop or Ray worker). Flat and
+    IVF<n>,Flat: the blocked searches (xlingua.index.blocked, .ivf) over the unit float32 rows."""
     key = (index_dir, db_dir, precision)
     if key not in _INDEX_CACHE:
         _INDEX_CACHE.clear()
-        if factory == "Flat":
+        if factory == "Flat" or blocked_ivf_lists(factory):
             load = shard_loader(db_dir)
             db = np.concatenate([load(s) for s in range(n_db)])
-            _INDEX_CACHE[key] = BlockedIndex(db, precision)
+            if factory == "Flat":
+                _INDEX_CACHE[key] = BlockedIndex(db, precision)
+            else:
+                with np.load(Path(index_dir) / "lists.npz") as z:
+                    _INDEX_CACHE[key] = IvfIndex(db, z["centroids"], z["lists"], precision)
         else:
             _INDEX_CACHE[key] = load_index(Path(index_dir) / "index.faiss", nprobe)
     index = _INDEX_CACHE[key]
-    if factory != "Flat":
+    if factory != "Flat" and not blocked_ivf_lists(factory):
         set_nprobe(index, nprobe)
     return index
 
@@ -114,7 +132,12 @@ def knn_shard(query_dir: str, i: int, index_dir: str, factory: str, db_dir: str,
         return str(out)
     index = _get_index(index_dir, factory, db_dir, n_db, nprobe, precision)
     query = shard_loader(query_dir)(i)
-    d, idx = index.search(query, k) if factory == "Flat" else search(index, query, k)
+    if factory == "Flat":
+        d, idx = index.search(query, k)
+    elif blocked_ivf_lists(factory):
+        d, idx = index.search(query, k, nprobe)
+    else:
+        d, idx = search(index, query, k)
     save_npz(out, D=d.astype(np.float32), I=idx.astype(np.int64))
     return str(out)
 
@@ -160,7 +183,8 @@ class KnnStep(Step):
 
     def key_fields(self) -> dict:
         fields = super().key_fields()
-        if self.config.index.factory == "Flat":  # the blocked exact search
+        factory = self.config.index.factory
+        if factory == "Flat" or blocked_ivf_lists(factory):  # the blocked searches
             fields["exact"] = f"blocked-{self.config.precision}"
         return fields
 
