@@ -76,3 +76,13 @@ def test_the_index_is_exact_to_half_a_million_rows_then_inverted_lists():
     assert choose_index(1_000_000, 256) == "IVF4096,Flat"
     assert blocked_ivf_lists("IVF4096,Flat") == 4096 and blocked_ivf_lists("OPQ64,IVF8192,PQ64") == 0
     assert choose_index(10_000_000, 1024, flat_max_bytes=1 << 30) == "OPQ64,IVF32768,PQ64"
+
+
+def test_a_large_list_is_multiplied_in_tiles_with_the_same_result(monkeypatch):
+    rng = np.random.default_rng(3)
+    y, x = _unit(rng, 2000, 16), _unit(rng, 400, 16)
+    centroids = train_centroids(y, 8)
+    whole = IvfIndex(y, centroids, precision="bf16").search(x, 4, nprobe=3)
+    monkeypatch.setattr("xlingua.index.ivf.TILE", 1000)  # a few queries per multiply
+    tiled = IvfIndex(y, centroids, precision="bf16").search(x, 4, nprobe=3)
+    assert np.array_equal(whole[1], tiled[1]) and np.array_equal(whole[0], tiled[0])

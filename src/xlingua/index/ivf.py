@@ -22,6 +22,7 @@ from xlingua.index.blocked import PRECISIONS, merge_top, rescore_exact, tile_top
 
 KMEANS_ITERATIONS = 10
 KMEANS_SAMPLE_PER_LIST = 32
+TILE = 1 << 23  # scores held at once in a list's multiply
 
 
 def train_centroids(sample: np.ndarray, nlist: int, seed: int = 1) -> np.ndarray:
@@ -64,7 +65,9 @@ class IvfIndex:
         self.lists = lists
         self.rows = np.argsort(lists, kind="stable")  # database rows, list by list
         self.starts = np.searchsorted(lists[self.rows], np.arange(len(centroids) + 1))
-        self.ty = torch.from_numpy(np.ascontiguousarray(y[self.rows])).to(self.dtype)
+        self.rows_t = torch.from_numpy(self.rows)
+        # the rows in list order, in the multiply's precision (no float32 copy on the way)
+        self.ty = torch.from_numpy(y).to(self.dtype).index_select(0, self.rows_t)
         self.ntotal = len(y)
 
     @property
@@ -102,25 +105,29 @@ class IvfIndex:
         order = np.argsort(probe.ravel(), kind="stable")
         by_list, queries = probe.ravel()[order], queries[order]
         bounds = np.searchsorted(by_list, np.arange(self.nlist + 1))
-        rows = torch.from_numpy(self.rows)
         for lst in np.flatnonzero(np.diff(bounds)):
             s, e = self.starts[lst], self.starts[lst + 1]
             if s == e:
                 continue
-            q = torch.from_numpy(queries[bounds[lst]: bounds[lst + 1]])
-            tile = tx.index_select(0, q) @ self.ty[s:e].T
-            if filtered:  # the k-th best came from a tile of this precision: the comparison is exact
-                hit = torch.nonzero(tile.amax(dim=1) >= best_v[q, -1].to(tile.dtype)).squeeze(1)
-                if not len(hit):
-                    continue
-                q, tile = q[hit], tile[hit]
-            tv, ti = tile_top(tile, min(kk, e - s), ties=self.precision == "fp32")
-            ids = rows[s + ti]
-            pad = kk - tv.shape[1]
-            if pad:
-                tv = torch.cat([tv, torch.full((len(q), pad), -torch.inf)], 1)
-                ids = torch.cat([ids, torch.full((len(q), pad), -1, dtype=torch.int64)], 1)
-            best_v[q], best_i[q] = _merge_ids(best_v[q], best_i[q], tv, ids, kk)
+            q_all = torch.from_numpy(queries[bounds[lst]: bounds[lst + 1]])
+            step = max(1, TILE // (e - s))  # a large list probed by many queries: memory bounded
+            for c in range(0, len(q_all), step):
+                self._merge_tile(tx, q_all[c: c + step], s, e, best_v, best_i, kk, filtered)
+
+    def _merge_tile(self, tx, q, s: int, e: int, best_v, best_i, kk: int, filtered: bool) -> None:
+        tile = tx.index_select(0, q) @ self.ty[s:e].T
+        if filtered:  # the k-th best came from a tile of this precision: the comparison is exact
+            hit = torch.nonzero(tile.amax(dim=1) >= best_v[q, -1].to(tile.dtype)).squeeze(1)
+            if not len(hit):
+                return
+            q, tile = q[hit], tile[hit]
+        tv, ti = tile_top(tile, min(kk, e - s), ties=self.precision == "fp32")
+        ids = self.rows_t[s + ti]
+        pad = kk - tv.shape[1]
+        if pad:
+            tv = torch.cat([tv, torch.full((len(q), pad), -torch.inf)], 1)
+            ids = torch.cat([ids, torch.full((len(q), pad), -1, dtype=torch.int64)], 1)
+        best_v[q], best_i[q] = _merge_ids(best_v[q], best_i[q], tv, ids, kk)
 
 
 def _merge_ids(best_v, best_i, v, i, k):
