@@ -71,8 +71,9 @@ def test_assign_takes_the_nearest_centroids_in_order():
     assert assign(x, centroids, 2).tolist() == [[0, 1], [1, 2]]
 
 
-def test_the_index_is_exact_to_half_a_million_rows_then_inverted_lists():
-    assert choose_index(500_000, 256) == "Flat"
+def test_the_index_is_exact_to_200k_rows_then_inverted_lists():
+    assert choose_index(200_000, 256) == "Flat"
+    assert choose_index(300_000, 256) == "IVF2048,Flat"
     assert choose_index(1_000_000, 256) == "IVF4096,Flat"
     assert blocked_ivf_lists("IVF4096,Flat") == 4096 and blocked_ivf_lists("OPQ64,IVF8192,PQ64") == 0
     assert choose_index(10_000_000, 1024, flat_max_bytes=1 << 30) == "OPQ64,IVF32768,PQ64"

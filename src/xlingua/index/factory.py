@@ -1,7 +1,7 @@
 """Which index to build for a corpus of a given size, and building FAISS ones.
 
-Exact inner-product search ("Flat", index.blocked) up to EXACT_MAX_ROWS rows, whose cost grows
-as the square of the corpus; above, inverted lists of the vectors themselves ("IVF<n>,Flat",
+Exact inner-product search ("Flat", index.blocked) up to EXACT_MAX_ROWS rows (its cost grows
+as the square of the corpus); above, inverted lists of the vectors themselves ("IVF<n>,Flat",
 index.ivf: FAISS's IVFFlat searched as matrix multiplies) while the vectors fit in the memory
 budget; beyond that an IVF index with product quantization, sized the way stopes and the FAISS guidelines size
 it: about 8 * sqrt(N) inverted lists (a power of two), OPQ rotation + PQ with 64 sub-vectors,
@@ -19,8 +19,9 @@ import numpy as np
 
 DEFAULT_FLAT_MAX_BYTES = 4 << 30  # exact search up to 4 GiB of float32 vectors
 DEFAULT_NPROBE = 128
-# exact search of 300k x 300k static-model vectors took 507 s of a 688 s mining run
-EXACT_MAX_ROWS = 500_000
+# two-stage mining of 300k lines a side: exact search 507 s of a 688 s run, IVF2048,Flat 150 s
+# of 373 s at the same F1 (74.9; docs/guide/mining.md, At scale); at 100k exact takes 57 s
+EXACT_MAX_ROWS = 200_000
 _BLOCKED_IVF = re.compile(r"IVF(\d+),Flat")
 
 

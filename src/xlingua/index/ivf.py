@@ -42,11 +42,11 @@ def train_centroids(sample: np.ndarray, nlist: int, seed: int = 1) -> np.ndarray
 def assign(x: np.ndarray, centroids: np.ndarray, nprobe: int = 1, chunk: int = 16384) -> np.ndarray:
     """The `nprobe` nearest centroids of each row (exact float32, ties to the lower centroid)."""
     c = torch.from_numpy(np.ascontiguousarray(centroids, np.float32))
-    out = np.empty((len(x), nprobe), np.int64)
+    out = np.empty((len(x), nprobe), np.int32)
     with torch.inference_mode():
         for s in range(0, len(x), chunk):
             xs = torch.from_numpy(np.ascontiguousarray(x[s: s + chunk], np.float32))
-            out[s: s + len(xs)] = tile_top(xs @ c.T, nprobe)[1].numpy()
+            out[s: s + len(xs)] = tile_top(xs @ c.T, nprobe)[1]
     return out
 
 
@@ -66,8 +66,10 @@ class IvfIndex:
         self.rows = np.argsort(lists, kind="stable")  # database rows, list by list
         self.starts = np.searchsorted(lists[self.rows], np.arange(len(centroids) + 1))
         self.rows_t = torch.from_numpy(self.rows)
-        # the rows in list order, in the multiply's precision (no float32 copy on the way)
-        self.ty = torch.from_numpy(y).to(self.dtype).index_select(0, self.rows_t)
+        # the rows in list order, in the multiply's precision, a chunk at a time (no full copy on the way)
+        self.ty = torch.empty((len(y), y.shape[1]), dtype=self.dtype)
+        for c in range(0, len(y), 65536):
+            self.ty[c: c + 65536] = torch.from_numpy(np.asarray(y[self.rows[c: c + 65536]], np.float32))
         self.ntotal = len(y)
 
     @property
@@ -101,9 +103,11 @@ class IvfIndex:
         """Merge every (query, list) of `probe` into the queries' running lists, list by list."""
         if probe.shape[1] == 0:
             return
-        queries = np.repeat(np.arange(len(probe)), probe.shape[1])
-        order = np.argsort(probe.ravel(), kind="stable")
-        by_list, queries = probe.ravel()[order], queries[order]
+        flat = probe.ravel()
+        order = np.argsort(flat, kind="stable")
+        by_list = flat[order]
+        queries = (order // probe.shape[1]).astype(np.int64)  # the query of each (query, list) place
+        del flat, order
         bounds = np.searchsorted(by_list, np.arange(self.nlist + 1))
         for lst in np.flatnonzero(np.diff(bounds)):
             s, e = self.starts[lst], self.starts[lst + 1]

@@ -20,6 +20,7 @@ from xlingua.index.blocked import BlockedIndex
 from xlingua.index.factory import blocked_ivf_lists, set_nprobe, train_sample_size
 from xlingua.index.ivf import KMEANS_SAMPLE_PER_LIST, IvfIndex, assign, train_centroids
 from xlingua.mining.cache import atomic_path, save_npz
+from xlingua.encoders.store import load_embeddings, shard_name
 from xlingua.mining.embed import Vectors, shard_loader
 from xlingua.mining.step import Output, Step, upstream
 
@@ -110,8 +111,7 @@ def _get_index(index_dir: str, factory: str, db_dir: str, n_db: int, nprobe: int
     if key not in _INDEX_CACHE:
         _INDEX_CACHE.clear()
         if factory == "Flat" or blocked_ivf_lists(factory):
-            load = shard_loader(db_dir)
-            db = np.concatenate([load(s) for s in range(n_db)])
+            db = _load_all(db_dir, n_db)
             if factory == "Flat":
                 _INDEX_CACHE[key] = BlockedIndex(db, precision)
             else:
@@ -123,6 +123,20 @@ def _get_index(index_dir: str, factory: str, db_dir: str, n_db: int, nprobe: int
     if factory != "Flat" and not blocked_ivf_lists(factory):
         set_nprobe(index, nprobe)
     return index
+
+
+def _load_all(db_dir: str, n: int) -> np.ndarray:
+    """Every shard's unit float32 rows in one array, filled shard by shard (no list of copies
+    beside it: at a million rows that would double the peak)."""
+    sizes = [len(load_embeddings(Path(db_dir) / shard_name(i), mmap=True)) for i in range(n)]
+    load = shard_loader(db_dir)
+    first = load(0)
+    out = np.empty((sum(sizes), first.shape[1]), np.float32)
+    out[:sizes[0]] = first
+    del first
+    for i, at in zip(range(1, n), np.cumsum(sizes)[:-1]):
+        out[at: at + sizes[i]] = load(i)
+    return out
 
 
 def knn_shard(query_dir: str, i: int, index_dir: str, factory: str, db_dir: str, n_db: int,
