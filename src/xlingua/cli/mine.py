@@ -21,7 +21,7 @@ def mine_command(
     dedup: bool = typer.Option(False, "--dedup", help="Drop repeated sentences on each side before mining."),
     calibrate: str = typer.Option(None, "--calibrate", help="Gold pairs (src-id<TAB>tgt-id; a file or a pipe): use the F1-best threshold, report P/R/F1."),
     ray: str = typer.Option(None, "--ray", help="Run shard tasks on Ray: 'local' or a cluster address (ray://host:10001 or auto)."),
-    index: str = typer.Option("auto", help="auto (Flat while it fits, else IVF-PQ by size), Flat, or a FAISS factory string."),
+    index: str = typer.Option("auto", help="auto (exact Flat up to 200k lines, then IVF<n>,Flat lists searched as multiplies, IVF-PQ beyond 4 GiB of vectors), Flat, or a FAISS factory string."),
     nprobe: int = typer.Option(128, help="Inverted lists visited per query (IVF indexes)."),
     shard_size: int = typer.Option(100_000, help="Sentences per shard (bounds memory)."),
     batch_size: int = typer.Option(64, help="Encoder batch size (encoders batched by count; the bundled paths batch by tokens). Not part of the cache key: it moves no vector."),
