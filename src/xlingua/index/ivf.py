@@ -32,8 +32,10 @@ def train_centroids(sample: np.ndarray, nlist: int, seed: int = 1) -> np.ndarray
     sample = np.ascontiguousarray(sample, dtype=np.float32)
     if len(sample) < nlist:
         raise ValueError(f"{nlist} lists need at least {nlist} training vectors, got {len(sample)}")
+    # FAISS warns under 39 points a centroid; 32 was enough here (docs/guide/mining.md, At scale)
     km = faiss.Kmeans(sample.shape[1], nlist, niter=KMEANS_ITERATIONS, spherical=True, seed=seed,
-                      max_points_per_centroid=KMEANS_SAMPLE_PER_LIST * 8)
+                      max_points_per_centroid=KMEANS_SAMPLE_PER_LIST * 8,
+                      min_points_per_centroid=min(KMEANS_SAMPLE_PER_LIST, max(1, len(sample) // nlist)))
     km.train(sample)
     c = km.centroids.astype(np.float32)
     return c / np.maximum(np.linalg.norm(c, axis=1, keepdims=True), 1e-12)
