@@ -133,13 +133,15 @@ def knn_both(x: np.ndarray, y: np.ndarray, k: int, precision: str = "fp32", **kw
 
 
 def rescore_exact(ids: np.ndarray, q: np.ndarray, db: np.ndarray, k: int, chunk: int = 8192):
-    """Candidate rows `ids` of each query scored in float32 and cut to k (ties to the lower row)."""
+    """Candidate rows `ids` of each query scored in float32 and cut to k (ties to the lower row);
+    an empty place (id -1) scores -inf and stays last."""
     out_d = np.empty((len(q), k), np.float32)
     out_i = np.empty((len(q), k), np.int64)
     for s in range(0, len(q), chunk):
         idx = ids[s: s + chunk]
         qq = np.asarray(q[s: s + chunk], dtype=np.float32)
         d = np.einsum("nd,nkd->nk", qq, np.asarray(db[idx], dtype=np.float32))  # no copy of float32 rows
+        d[idx < 0] = -np.inf
         order = np.argsort(idx, axis=1, kind="stable")
         d, idx = np.take_along_axis(d, order, 1), np.take_along_axis(idx, order, 1)
         order = np.argsort(-d, axis=1, kind="stable")[:, :k]

@@ -64,7 +64,6 @@ class IvfIndex:
         self.y, self.centroids, self.precision = y, np.ascontiguousarray(centroids, np.float32), precision
         self.dtype = torch.bfloat16 if precision == "bf16" else torch.float32
         lists = assign(y, self.centroids)[:, 0] if lists is None else np.asarray(lists)
-        self.lists = lists
         self.rows = np.argsort(lists, kind="stable")  # database rows, list by list
         self.starts = np.searchsorted(lists[self.rows], np.arange(len(centroids) + 1))
         self.rows_t = torch.from_numpy(self.rows)
@@ -99,7 +98,7 @@ class IvfIndex:
                 # with a score over their current k-th best need a selection
                 self._probe(tx, probe[:, :1], v, i, kk, filtered=False)
                 self._probe(tx, probe[:, 1:], v, i, kk, filtered=True)
-        return _finish(best_v, best_i, x, self.y, k)
+        return rescore_exact(best_i.numpy(), x, self.y, k)
 
     def _probe(self, tx, probe: np.ndarray, best_v, best_i, kk: int, filtered: bool) -> None:
         """Merge every (query, list) of `probe` into the queries' running lists, list by list."""
@@ -141,18 +140,3 @@ def _merge_ids(best_v, best_i, v, i, k):
     big = torch.iinfo(torch.int64).max
     bv, bi = merge_top(best_v, torch.where(best_i < 0, big, best_i), v, torch.where(i < 0, big, i), k)
     return bv, torch.where(bi == big, -1, bi)
-
-
-def _finish(best_v, best_i, x, y, k):
-    """Exact float32 scores of the candidates, cut to k; places no list filled stay -1 / -inf."""
-    filled = (best_i >= 0).all(dim=1).numpy()
-    d = np.full((len(x), k), -np.inf, np.float32)
-    idx = np.full((len(x), k), -1, np.int64)
-    if filled.any():
-        d[filled], idx[filled] = rescore_exact(best_i.numpy()[filled], x[filled], y, k)
-    for r in np.flatnonzero(~filled):  # a query whose lists hold fewer than k rows: rare
-        have = best_i[r][best_i[r] >= 0].numpy()
-        s = y[have].astype(np.float32) @ x[r].astype(np.float32)
-        o = np.lexsort((have, -s))[:k]
-        d[r, :len(o)], idx[r, :len(o)] = s[o], have[o]
-    return d, idx

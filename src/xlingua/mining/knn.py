@@ -14,13 +14,13 @@ from pathlib import Path
 
 import numpy as np
 
+from xlingua.encoders.store import load_embeddings, shard_name
 from xlingua.index import (build_index, choose_index, exact_knn_streamed, load_index, recall,
                            save_index, search)
 from xlingua.index.blocked import BlockedIndex
 from xlingua.index.factory import blocked_ivf_lists, set_nprobe, train_sample_size
 from xlingua.index.ivf import KMEANS_SAMPLE_PER_LIST, IvfIndex, assign, train_centroids
 from xlingua.mining.cache import atomic_path, save_npz
-from xlingua.encoders.store import load_embeddings, shard_name
 from xlingua.mining.embed import Vectors, shard_loader
 from xlingua.mining.step import Output, Step, upstream
 
@@ -67,13 +67,13 @@ class IndexStep(Step):
         cfg = self.config
         if cfg.factory == "Flat":
             return
-        n = int(sum(cfg.embed.sizes))
         nlist = blocked_ivf_lists(cfg.factory)
         if nlist:  # centroids and each row's list; the rows stay in the embed step
             centroids = train_centroids(_sample(cfg.embed.load, cfg.embed.sizes, KMEANS_SAMPLE_PER_LIST * nlist), nlist)
             lists = np.concatenate([assign(cfg.embed.load(i), centroids)[:, 0] for i in range(len(cfg.embed.sizes))])
             save_npz(self.dir / "lists.npz", centroids=centroids, lists=lists.astype(np.int32))
             return
+        n = int(sum(cfg.embed.sizes))
         train = _sample(cfg.embed.load, cfg.embed.sizes, train_sample_size(cfg.factory, n))
         index = build_index(cfg.factory, cfg.embed.dim, train,
                             (cfg.embed.load(i) for i in range(len(cfg.embed.sizes))))
@@ -128,14 +128,13 @@ def _get_index(index_dir: str, factory: str, db_dir: str, n_db: int, nprobe: int
 def _load_all(db_dir: str, n: int) -> np.ndarray:
     """Every shard's unit float32 rows in one array, filled shard by shard (no list of copies
     beside it: at a million rows that would double the peak)."""
-    sizes = [len(load_embeddings(Path(db_dir) / shard_name(i), mmap=True)) for i in range(n)]
+    shapes = [load_embeddings(Path(db_dir) / shard_name(i), mmap=True).shape for i in range(n)]
     load = shard_loader(db_dir)
-    first = load(0)
-    out = np.empty((sum(sizes), first.shape[1]), np.float32)
-    out[:sizes[0]] = first
-    del first
-    for i, at in zip(range(1, n), np.cumsum(sizes)[:-1]):
-        out[at: at + sizes[i]] = load(i)
+    out = np.empty((sum(rows for rows, _ in shapes), shapes[0][1]), np.float32)
+    at = 0
+    for i, (rows, _) in enumerate(shapes):
+        out[at: at + rows] = load(i)
+        at += rows
     return out
 
 
