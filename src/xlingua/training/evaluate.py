@@ -57,8 +57,7 @@ class DevEvaluator(RetrievalEvaluator):
         return bool(self.sets or self.lowres)
 
     def __call__(self, model) -> dict[str, float]:
-        found = {k: dev_accuracy(self.embed(model, a), self.embed(model, b), self.margin)
-                 for k, (a, b) in self.sets.items()}
+        found = self.accuracies(model)
         whole = {}
         for lang, (xs, ys, rows) in self.lowres.items():
             x, y = self.embed(model, xs), self.embed(model, ys)

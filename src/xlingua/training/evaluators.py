@@ -52,9 +52,13 @@ class RetrievalEvaluator(Evaluator):
     def __bool__(self) -> bool:
         return bool(self.sets)
 
+    def accuracies(self, model) -> dict[str, float]:
+        """{set name: its retrieval accuracy}."""
+        return {k: dev_accuracy(self.embed(model, a), self.embed(model, b), self.margin)
+                for k, (a, b) in self.sets.items()}
+
     def __call__(self, model) -> dict[str, float]:
-        found = {k: dev_accuracy(self.embed(model, a), self.embed(model, b), self.margin)
-                 for k, (a, b) in self.sets.items()}
+        found = self.accuracies(model)
         mean = float(np.mean(list(found.values())))
         if not self.name:
             return {**found, "mean": mean}
