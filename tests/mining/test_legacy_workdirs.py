@@ -12,8 +12,11 @@ RECOMPUTED = {"select", "write", "prepare_write_src", "prepare_write_tgt"}  # ou
 # steps whose method changed since, and the steps below them: computed again under a new key,
 # their pairs new. Exact search is the blocked multiply (a, c: Flat); b's IVF4,Flat index is
 # index.ivf's (its own k-means, searched as multiplies) and its second stage a margin over
-# re-embedded neighbours.
-CHANGED = {"a": {"knn", "score"}, "b": {"index", "knn", "score", "rescore"}, "c": {"knn", "score"}}
+# re-embedded neighbours; as a two-stage run it now identifies every line's language before
+# embedding (mining.lid), so every step from the embedding on has new rows.
+CHANGED = {"a": {"knn", "score"},
+           "b": {"lid", "embed", "concat", "combine", "index", "knn", "score", "rescore"},
+           "c": {"knn", "score"}}
 
 
 def _step_dirs(workdir: Path) -> set[str]:

@@ -122,17 +122,6 @@ def test_keep_outside_zero_one_is_refused():
         MineConfig("en", "en", rescore="bundled", keep=1.5).validate()
 
 
-def test_the_language_check_drops_candidates_whose_sentence_is_another_language():
-    # source 2 is "not German": its pair (2, 2) leaves, and target 0 "not English" takes (0, 0)
-    plan = plan_candidates(FWD, BWD, 2, "ratio", 1.1, src_ok=lambda rows: rows != 2)
-    assert list(zip(plan["src"].tolist(), plan["tgt"].tolist())) == [(0, 0)]
-    asked = []
-    plan = plan_candidates(FWD, BWD, 2, "ratio", 1.1, src_ok=lambda rows: rows != 2,
-                           tgt_ok=lambda rows: asked.append(rows.tolist()) or rows != 0)
-    assert len(plan["score"]) == 0
-    assert asked == [[0]]  # targets are checked only for the pairs the source check left
-
-
 def test_identified_as_checks_reliable_languages_only():
     from xlingua.data.langid import identified_as
 

@@ -63,3 +63,9 @@ def identified_as(texts, lang: str) -> list[bool]:
     if lid_threshold(lang) is None:
         return [True] * len(texts)
     return [is_language(pred, lang) for pred, _ in identify(texts)]
+
+
+def identified_chunk(args: tuple[list[str], str]) -> list[bool]:
+    """identified_as((texts, lang)) as one argument: what a process pool maps."""
+    texts, lang = args
+    return identified_as(texts, lang)

@@ -115,10 +115,10 @@ class ShardStep(Step):
             texts.append(text)
             ids.append(sid if sid is not None else str(no))
             if len(texts) == cfg.shard_size:
-                shards.append(self._write_shard(len(shards), texts, ids))
+                shards.append(write_shard(self.dir, len(shards), texts, ids))
                 texts, ids = [], []
         if texts:
-            shards.append(self._write_shard(len(shards), texts, ids))
+            shards.append(write_shard(self.dir, len(shards), texts, ids))
         if not shards:
             raise ValueError(f"{shown(cfg.path)}: no sentences ({n_lines} lines, {n_blank} blank); "
                              "cannot mine an empty corpus")
@@ -135,17 +135,19 @@ class ShardStep(Step):
     def output(self, summary: dict) -> Shards:
         return Shards(self.key, str(self.dir), **{**summary, "shards": tuple(summary["shards"])})
 
-    def _write_shard(self, i: int, texts: list[str], ids: list[str]) -> int:
-        data = [(t + "\n").encode("utf-8") for t in texts]
-        offsets = np.zeros(len(data) + 1, dtype=np.int64)
-        np.cumsum([len(b) for b in data], out=offsets[1:])
-        with atomic_path(self.dir / f"text_{i:05d}.txt") as tmp:
-            tmp.write_bytes(b"".join(data))
-        save_npy(self.dir / f"offsets_{i:05d}.npy", offsets)
-        # Always written: without ids in the file, a sentence's id is its line number.
-        with atomic_path(self.dir / f"ids_{i:05d}.txt") as tmp:
-            tmp.write_text("".join(s + "\n" for s in ids), encoding="utf-8")
-        return len(texts)
+
+def write_shard(folder: Path, i: int, texts: list[str], ids: list[str]) -> int:
+    """Shard i's files in `folder` (text, byte offsets, ids), each written atomically."""
+    data = [(t + "\n").encode("utf-8") for t in texts]
+    offsets = np.zeros(len(data) + 1, dtype=np.int64)
+    np.cumsum([len(b) for b in data], out=offsets[1:])
+    with atomic_path(folder / f"text_{i:05d}.txt") as tmp:
+        tmp.write_bytes(b"".join(data))
+    save_npy(folder / f"offsets_{i:05d}.npy", offsets)
+    # Always written: without ids in the file, a sentence's id is its line number.
+    with atomic_path(folder / f"ids_{i:05d}.txt") as tmp:
+        tmp.write_text("".join(s + "\n" for s in ids), encoding="utf-8")
+    return len(texts)
 
 
 class ShardedCorpus:

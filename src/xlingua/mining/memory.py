@@ -27,7 +27,7 @@ def mine_rows(x: np.ndarray, y: np.ndarray, k: int = 4, margin: str = "ratio", m
 
 
 def two_stage_rows(src: list[str], tgt: list[str], first, second, candidate_threshold: float, k: int = 4,
-                   margin: str = "ratio", mode: str = "max", src_ok=None, tgt_ok=None) -> tuple:
+                   margin: str = "ratio", mode: str = "max") -> tuple:
     """mining.rescore's two stages on sentences held in memory: `first` (an encoder) finds the
     neighbour lists and the candidates over `candidate_threshold`, `second` re-embeds them and
     their neighbours and scores them by its margin. Returns (scores, rows, rows) and the plan."""
@@ -36,7 +36,7 @@ def two_stage_rows(src: list[str], tgt: list[str], first, second, candidate_thre
     x, y = normalize_rows(first.encode(src)), normalize_rows(first.encode(tgt))
     fwd = search(flat_index([y]), x, k)
     bwd = search(flat_index([x]), y, k)
-    plan = plan_candidates(fwd, bwd, k, margin, candidate_threshold, src_ok=src_ok, tgt_ok=tgt_ok)
+    plan = plan_candidates(fwd, bwd, k, margin, candidate_threshold)
     xs = normalize_rows(second.encode([src[i] for i in plan["src_rows"]])) if len(plan["src_rows"]) else x[:0]
     ys = normalize_rows(second.encode([tgt[j] for j in plan["tgt_rows"]])) if len(plan["tgt_rows"]) else y[:0]
     rows = rescore_candidates(plan, xs, ys, len(src), len(tgt), k, margin, mode)

@@ -1,6 +1,6 @@
 """`mine`: the whole bitext-mining pipeline, each step cached in the work directory.
 
-[prepare ->] shard -> embed (float16; or import the rows `xlingua embed` wrote) -> index ->
+[prepare ->] shard [-> language check, two stages] -> embed (float16; or import the rows `xlingua embed` wrote) -> index ->
 kNN both ways -> score [-> rescore by a second model] -> select -> write. Every step follows
 mining.step: its directory is keyed by its config and its inputs' keys, and each step's output
 is the next one's typed input; a rerun (also after kill -9) reuses finished steps and shard
@@ -53,7 +53,7 @@ class MineConfig:
     rescore: str | None = None  # a second model that re-scores the first one's candidates (mining.rescore)
     candidate_threshold: float = CANDIDATE_THRESHOLD  # with rescore: the first model's margin a candidate needs
     keep: float | None = None  # with rescore: an optional cap on candidates, a fraction of the source sentences
-    lid: bool = True  # with rescore: candidates' sentences identified as their side's language
+    lid: bool = True  # with rescore: only lines identified as their side's language are mined (mining.lid)
 
     def validate(self) -> None:
         self.src_lang = normalize_lang(self.src_lang)
@@ -115,6 +115,9 @@ def _mine(src: str, tgt: str, output: Path, config: MineConfig, workdir: Path, e
     shards = _shard(runner, workdir, config, {"src": src, "tgt": tgt})
     # a bad gold file fails before any embedding
     gold = None if gold_lines is None else check_gold(gold_lines, shown(calibrate), shards["src"], shards["tgt"])
+    read = shards
+    if config.lid and (config.rescore or rescore_encoder is not None) and prepare_format is None:
+        shards = _lid(runner, workdir, shards)  # prepare has identified them already
     done = _run_steps(runner, workdir, config, shards, encoder, rescore_encoder)
     corpora = {name: ShardedCorpus(s) for name, s in shards.items()}
     with runner.timed("select"):
@@ -130,7 +133,8 @@ def _mine(src: str, tgt: str, output: Path, config: MineConfig, workdir: Path, e
     src_vectors = done.vectors["src"]
     summary = {
         "output": str(output),
-        **{name: _side_summary(s) for name, s in shards.items()},
+        **{name: _side_summary(s) for name, s in read.items()},
+        "identified": {name: s.sentences for name, s in shards.items()} if shards is not read else None,
         "candidates": int(len(candidates[0])),
         "written": int(written),
         "threshold": threshold,
@@ -204,6 +208,23 @@ def _shard(runner: Runner, workdir: Path, config: MineConfig, paths: dict) -> di
     return out
 
 
+def _lid(runner: Runner, workdir: Path, shards: dict[str, Shards]) -> dict[str, Shards]:
+    """1b. Each side's lines identified as its language (mining.lid); a language identification
+    mistakes too often (data.langid) keeps every line."""
+    from xlingua.data.langid import lid_threshold
+    from xlingua.mining.lid import LidConfig, LidStep
+
+    out = {}
+    for name, side in shards.items():
+        if lid_threshold(side.lang) is None:
+            runner.log(f"[lid] {name}: {side.lang} is not identified reliably; every line kept")
+            out[name] = side
+            continue
+        out[name] = runner.run(LidStep(LidConfig(side), workdir), f"lid_{name}")
+        runner.log(f"[lid] {name}: {out[name].sentences:,} of {side.sentences:,} sentences identified as {side.lang}")
+    return out
+
+
 def _vectors(runner: Runner, workdir: Path, config: MineConfig, shards: dict, encoder) -> dict[str, Vectors]:
     """2. Each side's unit vectors: imported from a store, or one embedding per encoder
     (several are combined into one, ConcatStep). Both sides must come from the same model."""
@@ -256,7 +277,7 @@ def _precision() -> str:
 def _rescore(runner: Runner, workdir: Path, config: MineConfig, knn: dict, shards: dict, encoder: Encoder):
     """5b. The second model's margin of the first model's candidates (mining.rescore)."""
     step = RescoreStep(RescoreConfig(knn["fwd"], knn["bwd"], shards["src"], shards["tgt"], config.margin,
-                                     config.k, config.candidate_threshold, config.keep, config.mode, config.lid,
+                                     config.k, config.candidate_threshold, config.keep, config.mode,
                                      _precision(), encoder.fingerprint()), workdir, encoder)
     out = runner.run(step, "rescore")
     runner.log(f"[rescore] {encoder.name}: {out.candidates:,} candidates over {config.candidate_threshold:g}, "

@@ -5,11 +5,9 @@ re-scores only the pairs the first one finds plausible, by its own margin.
 Candidates: every pair of the first stage's neighbour lists (both directions) whose
 first-stage margin is at least `min_score`, a threshold on the first model's scale chosen on
 dev gold pairs (so the candidates grow with the pairs that look parallel, not with a fixed
-share of the corpus), and whose sentences are identified as their side's languages (`lid`;
-languages that identification mistakes are not checked). On a mixed-language crawl most
-pairs a static model ranks high are two sentences of one language sharing words; the check
-removes them before the expensive model sees them. Optionally `keep` caps the candidates at
-a fraction of the source sentences.
+share of the corpus). The pipeline has already left out the lines not identified as their
+side's language (mining.lid). Optionally `keep` caps the candidates at a fraction of the
+source sentences.
 
 Second score: the strong model's margin. Each candidate's sentences are re-embedded together
 with their first-stage neighbours, and a sentence's statistic is its mean cosine (strong model)
@@ -60,7 +58,6 @@ class RescoreConfig:
     min_score: float = 1.0  # first-stage margin a candidate needs
     keep: float | None = None  # optional cap on candidates, as a fraction of the source sentences
     mode: str = "max"
-    lid: bool = True  # candidates' sentences must be identified as their side's language
     precision: str = "fp32"  # the exact search among the re-embedded rows (index.blocked)
     encoder: str = ""  # the second model's fingerprint
     chunk: int | None = unkeyed(None)  # None: CHUNK
@@ -86,12 +83,10 @@ def _lists(knn: Neighbours, sizes) -> tuple[np.ndarray, np.ndarray]:
 
 
 def plan_candidates(fwd: tuple, bwd: tuple, k: int, margin: str, min_score: float,
-                    keep_at_most: int | None = None, src_ok=None, tgt_ok=None) -> dict:
+                    keep_at_most: int | None = None) -> dict:
     """The candidate pairs (unique, by first-stage score, best first) and the rows to embed.
 
-    fwd = (D, I) of every source row against the targets, bwd the other way (best first).
-    src_ok / tgt_ok: rows -> a boolean mask of the rows a candidate may have on that side
-    (the language check), asked only about rows of pairs over the threshold."""
+    fwd = (D, I) of every source row against the targets, bwd the other way (best first)."""
     (df, i_f), (db, i_b) = fwd, bwd
     x_stat, y_stat = knn_stat(df, k), knn_stat(db, k)
     sf = pair_scores(df, x_stat[:, None], y_stat[i_f], margin)
@@ -102,11 +97,6 @@ def plan_candidates(fwd: tuple, bwd: tuple, k: int, margin: str, min_score: floa
     b = np.concatenate([i_f[rf, cf], rb]).astype(np.int64)
     s = np.concatenate([sf[rf, cf], sb[rb, cb]]).astype(np.float32)
     s, a, b = unique_pairs(*sorted_pairs(s, a, b))  # a pair found both ways once, at its best
-    # the source side first: the targets of the pairs left are fewer to check
-    if src_ok is not None:
-        s, a, b = _passing(s, a, b, a, src_ok)
-    if tgt_ok is not None:
-        s, a, b = _passing(s, a, b, b, tgt_ok)
     if keep_at_most is not None:
         s, a, b = s[:keep_at_most], a[:keep_at_most], b[:keep_at_most]
     src_keep, tgt_keep = np.unique(a), np.unique(b)
@@ -115,13 +105,6 @@ def plan_candidates(fwd: tuple, bwd: tuple, k: int, margin: str, min_score: floa
     tgt_rows = np.union1d(tgt_keep, i_f[src_keep, :k].ravel())
     return {"score": s, "src": a, "tgt": b, "src_keep": src_keep, "tgt_keep": tgt_keep,
             "src_rows": src_rows, "tgt_rows": tgt_rows}
-
-
-def _passing(s, a, b, side, ok):
-    rows = np.unique(side)
-    passed = rows[np.asarray(ok(rows), dtype=bool)] if len(rows) else rows
-    keep = np.isin(side, passed)
-    return s[keep], a[keep], b[keep]
 
 
 def rescore_candidates(plan: dict, x: np.ndarray, y: np.ndarray, n_src: int, n_tgt: int, k: int,
@@ -153,18 +136,13 @@ def rescore_candidates(plan: dict, x: np.ndarray, y: np.ndarray, n_src: int, n_t
     return s[real], pa[real], pb[real]
 
 
-def _language_check(shards: Shards):
-    from xlingua.data.langid import identified_as
-
-    corpus = ShardedCorpus(shards)
-    return lambda rows: identified_as(corpus.lookup(rows, with_ids=False)[0], shards.lang)
-
-
 class RescoreStep(Step):
     """Items: "plan" (the candidates), chunks of rows to re-embed per side, then "score"."""
 
     name = "rescore"
-    version = 3  # v3: margin over the k nearest among the re-embedded rows, candidates by first-stage score
+    # v3: margin over the k nearest among the re-embedded rows, candidates by first-stage score;
+    # v4: the language check moved before the first stage (mining.lid)
+    version = 4
     output_type = Rescored
 
     def __init__(self, config: RescoreConfig, workdir, encoder):
@@ -210,11 +188,8 @@ class RescoreStep(Step):
     def _plan(self) -> None:
         cfg = self.config
         n_keep = None if cfg.keep is None else int(np.ceil(cfg.keep * cfg.src.sentences))
-        checks = {}
-        if cfg.lid:
-            checks = {f"{name}_ok": _language_check(shards) for name, shards in (("src", cfg.src), ("tgt", cfg.tgt))}
         plan = plan_candidates(_lists(cfg.fwd, cfg.src.sizes), _lists(cfg.bwd, cfg.tgt.sizes), cfg.k,
-                               cfg.margin, cfg.min_score, n_keep, **checks)
+                               cfg.margin, cfg.min_score, n_keep)
         save_npz(self.dir / "plan.npz", **plan)
 
     def _embed(self, side: str, c: int, progress: bool) -> None:

@@ -6,6 +6,7 @@ Items write their own files (atomically) into the work directory, so on a cluste
 directory must be on a filesystem every node sees (NFS, a mounted bucket)."""
 from __future__ import annotations
 
+import resource
 import time
 from contextlib import contextmanager
 
@@ -45,12 +46,12 @@ class Runner:
     def timed(self, label: str):
         """Times a block under `label` (a step, or work outside steps such as writing)."""
         stage = {"cached": False}
-        t0, c0 = time.perf_counter(), time.process_time()
+        t0, c0 = time.perf_counter(), _cpu_seconds()
         yield stage
-        # CPU seconds of this process (all its threads; not Ray workers' work): unlike wall
-        # time, unmoved by other jobs sharing the machine
+        # CPU seconds of this process and the processes it started and waited for (not Ray
+        # workers' work): unlike wall time, unmoved by other jobs sharing the machine
         self.timings[label] = {"seconds": round(time.perf_counter() - t0, 3),
-                               "cpu_seconds": round(time.process_time() - c0, 3),
+                               "cpu_seconds": round(_cpu_seconds() - c0, 3),
                                "cached": stage["cached"], "peak_rss_mb": round(peak_memory_mb(), 1)}
 
     def log(self, message: str) -> None:
@@ -82,6 +83,11 @@ class Runner:
             done += len(ready)
             self.log(f"  {label}: {done}/{len(refs)} Ray tasks done")
         ray.get(refs)
+
+
+def _cpu_seconds() -> float:
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + children.ru_utime + children.ru_stime
 
 
 def rate_line(done: int, total: int, seconds: float, unit: str) -> str:
