@@ -13,9 +13,9 @@ from tests.training.conftest import make_tiny_model_dir
 from tests.training.test_extend import options, reversed_words, sentences, shifted, toy_shared  # noqa: F401
 from xlingua.cli import app
 from xlingua.data.examples import load_examples
-from xlingua.data.lowres import read_lowres
+from xlingua.data.lowres import dev_by_language, read_lowres
 from xlingua.encoders.loading import load_encoder
-from xlingua.training.extend.lowres_report import lowres_dev_sets, lowres_report
+from xlingua.training.extend.lowres_report import lowres_report
 from xlingua.training.extend.run import build_config, check, extend
 
 FRENCH = {"red": "rouge", "blue": "bleu", "green": "vert", "small": "petit", "big": "grand",
@@ -69,7 +69,7 @@ def test_a_lowres_run_chooses_on_non_bible_figures_and_reports_before_and_after(
     report = extend(options(tmp_path, model, langs=[], lowres=True, mix=0.3, sts=0.0, max_steps=6, eval_every=3,
                             checkpoint_every=3), echo=lines.append, show_progress=False)
     run = tmp_path / "run"
-    dev = lowres_dev_sets(["ee", "kab"])
+    dev = dev_by_language(["ee", "kab"])
     assert json.loads((run / "dev_before.json").read_text())["lowres"] == report["lowres"]["before"]
     assert report["lowres"]["before"] == lowres_report(load_encoder(str(model)), dev)
     assert report["lowres"]["after"] == lowres_report(load_encoder(report["model"]), dev)

@@ -76,13 +76,14 @@ def report_command(
 
 
 def _lowres_report(lang, pairs, model: str, output) -> None:
+    from xlingua.data.lowres import dev_by_language
     from xlingua.encoders.loading import load_encoder
     from xlingua.io import check_writable, write_json
-    from xlingua.training.extend.lowres_report import format_lowres_report, lowres_dev_sets, lowres_report
+    from xlingua.training.extend.lowres_report import format_lowres_report, lowres_report
 
     if pairs is not None:
         raise ValueError("--pairs is for the general-corpus report; --lowres reads the low-resource corpus only")
-    dev = lowres_dev_sets(lang or None)  # a bad file or line fails before the model loads
+    dev = dev_by_language(lang or None)  # a bad file or line fails before the model loads
     if output is not None:
         check_writable(output)
     report = lowres_report(load_encoder(model), dev)

@@ -172,3 +172,12 @@ def read_lowres(langs=None, sources=SOURCES, split: str = "train", root=None) ->
     return [p for lang in wanted for p in corpus[lang]
             if p.source in sources and (p.pivot_lang, p.pivot) not in held_pivots
             and (p.lang, p.text) not in held_texts]
+
+
+def dev_by_language(langs=None, root=None) -> dict[str, list[Pair]]:
+    """{lang: its dev slice}, in the order of `langs` (None = all the corpus has); reading them
+    checks the corpus, so a bad file or line fails before a model loads."""
+    out: dict[str, list[Pair]] = {}
+    for p in read_lowres(list(langs) if langs is not None else None, split="dev", root=root):
+        out.setdefault(p.lang, []).append(p)
+    return out

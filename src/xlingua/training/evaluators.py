@@ -81,16 +81,11 @@ def general_dev_pairs(langs=None, root=None, limit: int | None = None) -> dict[s
 def lowres_dev_pairs(langs=None, root=None) -> dict[str, tuple[list[str], list[str], list[int]]]:
     """{lang: (sentences, their pivot side, rows of the non-Bible pairs)} of the low-resource
     corpus's dev slices (data.lowres), each whole, in the order of `langs` (None = all it has)."""
-    from xlingua.data.lowres import read_lowres
+    from xlingua.data.lowres import dev_by_language
 
-    out: dict[str, tuple[list[str], list[str], list[int]]] = {}
-    for p in read_lowres(list(langs) if langs is not None else None, split="dev", root=root):
-        xs, ys, rows = out.setdefault(p.lang, ([], [], []))
-        if p.domain != "bible":
-            rows.append(len(xs))
-        xs.append(p.text)
-        ys.append(p.pivot)
-    return out
+    return {lang: ([p.text for p in pairs], [p.pivot for p in pairs],
+                   [i for i, p in enumerate(pairs) if p.domain != "bible"])
+            for lang, pairs in dev_by_language(langs, root).items()}
 
 
 def dev_mining_f1(x: np.ndarray, y: np.ndarray, gold: set[tuple[int, int]], k: int = 4) -> float:

@@ -11,18 +11,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from xlingua.data.lowres import DOMAINS, read_lowres
+from xlingua.data.lowres import DOMAINS
 from xlingua.similarity import cosine_matrix, retrieval_accuracy
 
 FWD, BWD = "xx->pivot", "pivot->xx"
-
-
-def lowres_dev_sets(langs=None, root=None) -> dict[str, list]:
-    """{lang: its dev pairs}; reading them first checks the corpus before a model loads."""
-    out: dict[str, list] = {}
-    for p in read_lowres(langs, split="dev", root=root):
-        out.setdefault(p.lang, []).append(p)
-    return out
 
 
 def _errors(scores: np.ndarray) -> dict:
@@ -42,7 +34,7 @@ def _rounded(row: dict) -> dict:
 def lowres_report(encoder, dev: dict[str, list]) -> dict:
     """{"langs": {lang: {"pairs", "pivots", FWD, BWD, "domains": {domain: {"pairs", FWD, BWD}}}},
     "mean": {"langs", FWD, BWD}, "domains": {domain: mean over the languages that have it}}, error
-    % of `encoder` (anything with `encode(texts)`) on `dev` (lowres_dev_sets)."""
+    % of `encoder` (anything with `encode(texts)`) on `dev` (data.lowres.dev_by_language)."""
     langs, whole, per_domain = {}, [], {d: [] for d in DOMAINS}
     for lang, pairs in dev.items():
         scores = cosine_matrix(np.asarray(encoder.encode([p.text for p in pairs])),

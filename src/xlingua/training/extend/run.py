@@ -19,10 +19,11 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Callable
 
+from xlingua.data.lowres import dev_by_language
 from xlingua.io import write_json
 from xlingua.training.config import TrainConfig, config_from_dict
 from xlingua.training.extend.langs import KEEP_DEV, resolve_langs, resolve_lowres_langs
-from xlingua.training.extend.lowres_report import format_lowres_report, lowres_dev_sets, lowres_report
+from xlingua.training.extend.lowres_report import format_lowres_report, lowres_report
 from xlingua.training.extend.report import LIMIT, dev_report, format_report
 
 START = "start"
@@ -146,7 +147,7 @@ def extend(opts: ExtendOptions, echo: Callable[[str], None] = print, show_progre
     best = out / "best"
     encoder = load_encoder(str(best))
     after = dev_report(encoder, watched, pair_files)
-    lowres_after = lowres_report(encoder, lowres_dev_sets(lowres)) if lowres else None
+    lowres_after = lowres_report(encoder, dev_by_language(lowres)) if lowres else None
     _echo_reports(echo, watched, before, lowres_after, after)
     echo(f"model: {best}")
     report = {"model": str(best), "start": opts.model, "langs": langs, "pair_files": pair_files,
@@ -293,7 +294,7 @@ def _before(opts: ExtendOptions, langs: list[str], pair_files: dict[str, str], l
             return held["report"], held.get("lowres")
     encoder = load_encoder(opts.model)
     report = dev_report(encoder, langs, pair_files)
-    low = lowres_report(encoder, lowres_dev_sets(lowres)) if lowres else None
+    low = lowres_report(encoder, dev_by_language(lowres)) if lowres else None
     write_json(path, {"key": key, "report": report, **({"lowres": low} if lowres else {})})
     return report, low
 
