@@ -157,7 +157,7 @@ def run(path: str, n: int, extra: list[str], tag: str = "", resume: bool = False
         "cpu_s": round(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime, 1),
         "peak_rss_mb": round(after.ru_maxrss / 1024, 1),
         **figures(pairs, gold, src, DEFAULT_THRESHOLD[path]),
-        "stages": summary["timings"], "rescore": summary.get("rescore"),
+        "stages": summary["timings"], "rescore": summary.get("rescore"), "identified": summary.get("identified"),
         "index": summary["settings"]["index"],
         "cpu": _cpu(), "date": date.today().isoformat(),
     }
@@ -191,9 +191,17 @@ def figures(pairs: list[tuple[float, int, int]], gold: set, src: list[str], thre
         c = best_pair_threshold(s[keep], a[keep], b[keep], part)
         return shown(c, c["threshold"])
 
-    default = at_threshold(s, gold_flags(a, b, gold), len(gold), -np.inf if threshold is None else threshold)
+    right = gold_flags(a, b, gold)
+    default = at_threshold(s, right, len(gold), -np.inf if threshold is None else threshold)
+    # a wrong pair either misplaces a gold sentence or pairs two distractors; the haystack keeps
+    # a distractor's exact translation off the other side, not its near-translations
+    written = ~right & (s >= (-np.inf if threshold is None else threshold))
+    gold_src, gold_tgt = {g[0] for g in gold}, {g[1] for g in gold}
+    touches = np.array([x in gold_src or y in gold_tgt for x, y in zip(a.tolist(), b.tolist())], dtype=bool)
     return {"default": shown(default, threshold), "calibrated": calibrated(gold),
-            "by_set": {name: calibrated(part) for name, part in _gold_sets(gold, src).items()}}
+            "by_set": {name: calibrated(part) for name, part in _gold_sets(gold, src).items()},
+            "wrong_at_default": {"with_a_gold_sentence": int((written & touches).sum()),
+                                 "two_distractors": int((written & ~touches).sum())}}
 
 
 def _cpu() -> str:
