@@ -46,3 +46,26 @@ def test_ray_run_of_the_bundled_model_on_real_text_is_byte_identical(tmp_path, c
         ray.shutdown()
     assert gzip.decompress(local.read_bytes()).count(b"\n") >= 350
     assert remote.read_bytes() == local.read_bytes()
+
+
+def test_ray_run_of_two_stages_with_the_language_step_writes_the_same_bytes_as_local(tmp_path):
+    from test_mining_lid import ENGLISH, FRENCH, GERMAN
+
+    src = GERMAN + FRENCH + ENGLISH[:2]
+    tgt = ENGLISH[::-1] + GERMAN[:2] + FRENCH
+    sp, tp = write_lines(tmp_path / "de.txt", src), write_lines(tmp_path / "en.txt", tgt)
+    config = dict(src_lang="de", tgt_lang="en", shard_size=4, candidate_threshold=0.0, threshold=0.0)
+    outs = {}
+    for name in ("local", "ray"):
+        if name == "ray":
+            ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+        try:
+            outs[name] = tmp_path / f"{name}.tsv.gz"
+            s = mine(sp, tp, outs[name], MineConfig(**config), tmp_path / f"wd_{name}",
+                     encoder=CharNgramEncoder(dim=32, n=1), rescore_encoder=CharNgramEncoder(dim=128),
+                     ray="local" if name == "ray" else None, show_progress=False)
+        finally:
+            if name == "ray":
+                ray.shutdown()
+        assert s["identified"] == {"src": 5, "tgt": 5}
+    assert outs["ray"].read_bytes() == outs["local"].read_bytes()
