@@ -192,10 +192,11 @@ def figures(pairs: list[tuple[float, int, int]], gold: set, src: list[str], thre
         return shown(c, c["threshold"])
 
     right = gold_flags(a, b, gold)
-    default = at_threshold(s, right, len(gold), -np.inf if threshold is None else threshold)
+    cut = -np.inf if threshold is None else threshold
+    default = at_threshold(s, right, len(gold), cut)
     # a wrong pair either misplaces a gold sentence or pairs two distractors; the haystack keeps
     # a distractor's exact translation off the other side, not its near-translations
-    written = ~right & (s >= (-np.inf if threshold is None else threshold))
+    written = ~right & (s >= cut)
     gold_src, gold_tgt = {g[0] for g in gold}, {g[1] for g in gold}
     touches = np.array([x in gold_src or y in gold_tgt for x, y in zip(a.tolist(), b.tolist())], dtype=bool)
     return {"default": shown(default, threshold), "calibrated": calibrated(gold),

@@ -74,9 +74,12 @@ class Shards(Output):
     has_ids: bool
     longest_chars: int
 
+    def __post_init__(self):  # a summary read back from JSON holds a list
+        object.__setattr__(self, "shards", tuple(self.shards))
+
     @property
     def sizes(self) -> tuple:
-        return tuple(self.shards)
+        return self.shards
 
 
 class ShardStep(Step):
@@ -132,8 +135,6 @@ class ShardStep(Step):
         return self.output({"path": shown(self.config.path), "lang": self.config.lang,
                             "sentences": int(sum(counts["shards"])), **counts})
 
-    def output(self, summary: dict) -> Shards:
-        return Shards(self.key, str(self.dir), **{**summary, "shards": tuple(summary["shards"])})
 
 
 def write_shard(folder: Path, i: int, texts: list[str], ids: list[str]) -> int:
@@ -182,13 +183,17 @@ class ShardedCorpus:
                     f.seek(int(offsets[r]))
                     texts[p] = f.read(int(offsets[r + 1] - offsets[r]) - 1).decode("utf-8")
             if ids is not None:
-                shard_ids = (self.dir / f"ids_{s:05d}.txt").read_text(encoding="utf-8").split("\n")
+                shard_ids = self.shard_ids(s)
                 for p, r in zip(pos, local):
                     ids[p] = shard_ids[r]
         return texts, ids
 
+    def shard_ids(self, i: int) -> list[str]:
+        """Shard i's ids, one a sentence (line numbers where the corpus has no ids)."""
+        return (self.dir / f"ids_{i:05d}.txt").read_text(encoding="utf-8").split("\n")[:-1]
+
     def all_ids(self) -> list[str]:
         out: list[str] = []
         for s in range(len(self.sizes)):
-            out += (self.dir / f"ids_{s:05d}.txt").read_text(encoding="utf-8").split("\n")[:-1]
+            out += self.shard_ids(s)
         return out

@@ -18,7 +18,7 @@ from xlingua.encoders.base import Encoder
 from xlingua.encoders.concat import concat_unit
 from xlingua.encoders.store import Store, StoreError, index_record, load_embeddings, shard_name
 from xlingua.mining.cache import file_fingerprint, save_json, save_npy
-from xlingua.mining.corpus import Shards
+from xlingua.mining.corpus import ShardedCorpus, Shards
 from xlingua.mining.step import Output, Step, path_field, unkeyed, upstream
 from xlingua.similarity import normalize_rows
 
@@ -185,7 +185,7 @@ class ImportStep(_VectorStep):
 
     def run(self, i: int, progress: bool) -> None:
         store, row_of_id = self._checked_store()
-        ids = (Path(self.config.shards.dir) / f"ids_{i:05d}.txt").read_text(encoding="utf-8").split("\n")[:-1]
+        ids = ShardedCorpus(self.config.shards).shard_ids(i)
         rows = ([row_of_id[s] for s in ids] if row_of_id is not None
                 else [int(s) - 1 for s in ids])  # without ids the shard step's id is the line number
         vecs = store.rows_at(np.array(rows, dtype=np.int64))

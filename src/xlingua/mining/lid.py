@@ -94,8 +94,7 @@ class LidStep(Step):
         longest = 0
         for i in range(len(src.sizes)):
             keep = np.load(self._mask_path(i))
-            shard_ids = (corpus.dir / f"ids_{i:05d}.txt").read_text(encoding="utf-8").split("\n")[:-1]
-            for text, sid, ok in zip(corpus.shard_texts(i), shard_ids, keep.tolist()):
+            for text, sid, ok in zip(corpus.shard_texts(i), corpus.shard_ids(i), keep.tolist()):
                 if ok:
                     texts.append(text)
                     ids.append(sid)
@@ -111,6 +110,3 @@ class LidStep(Step):
         return self.output({"path": src.path, "lang": src.lang, "lines": src.lines, "blank": src.blank,
                             "duplicates_removed": src.duplicates_removed, "sentences": sum(shards),
                             "shards": shards, "has_ids": src.has_ids, "longest_chars": longest})
-
-    def output(self, summary: dict) -> Shards:
-        return Shards(self.key, str(self.dir), **{**summary, "shards": tuple(summary["shards"])})
