@@ -130,6 +130,8 @@ class Trainer(TrainingLoop):
             self.model.narrow_feed_forward(config.intermediate_size, where=f"model {config.model}")
         self.model.max_seq_length = config.max_seq_length
         self.model.precision = config.precision
+        if config.dropout is not None:
+            self.model.set_dropout(config.dropout)
         self.frozen = freeze(self.model, config.freeze)
         self.start_info = {"frozen_params": self.frozen,
                            **({"layers_from": self.model.layers_from} if config.layers is not None else {})}

@@ -63,6 +63,7 @@ class ExtendOptions:
     teacher_cache: str | None = None
     precision: str | None = None    # None: bf16 on CPUs with native bf16, else fp32
     lowres: bool = False            # the new languages are the low-resource corpus's (data.lowres)
+    dropout: float | None = None    # the model's dropout while training (None: its own)
 
 
 def trainable_spec(spec: str) -> str:
@@ -83,6 +84,10 @@ def check(opts: ExtendOptions) -> tuple[list[str], dict[str, str]]:
     if not (0.0 <= opts.mix < 1.0 and 0.0 <= opts.sts < 1.0 and opts.mix + opts.sts < 1.0):
         raise ValueError(f"--mix and --sts are shares of the steps, each >= 0 and together below 1 (the rest "
                          f"trains the new languages); got {opts.mix} and {opts.sts}")
+    if opts.dropout is not None and not 0.0 <= opts.dropout < 1.0:
+        raise ValueError(f"--dropout is a rate in [0, 1), got {opts.dropout}")
+    if opts.eval_every < 1:
+        raise ValueError(f"--eval-every is a number of steps, at least 1; got {opts.eval_every}")
     if opts.new_pieces < 0 or opts.max_minutes < 0 or opts.pieces_lr < 0:
         raise ValueError("--new-pieces, --pieces-lr and --max-minutes cannot be negative")
     if opts.rank_against not in ("student", "teacher"):
@@ -211,7 +216,7 @@ def build_config(opts: ExtendOptions, langs: list[str], pair_files: dict[str, st
     recipe = {
         "model": student, "output_dir": str(opts.out), "tasks": tasks, "seed": opts.seed,
         "max_steps": opts.max_steps, "batch_size": opts.batch_size, "max_seq_length": opts.max_seq_length,
-        "lr": opts.lr, "warmup_steps": min(100, opts.max_steps // 10), "schedule": "linear",
+        "lr": opts.lr, "dropout": opts.dropout, "warmup_steps": min(100, opts.max_steps // 10), "schedule": "linear",
         "precision": opts.precision or ("bf16" if native_bf16() else "fp32"), "sampling": "weighted",
         "max_minutes": opts.max_minutes, "eval_every": min(opts.eval_every, opts.max_steps),
         "checkpoint_every": opts.checkpoint_every, "log_every": 10,
