@@ -361,3 +361,18 @@ def test_by_default_translations_rank_against_the_teacher_and_distillation_alone
         from xlingua.training.extend.run import check
 
         check(options(tmp_path, "model", rank_against="english"))
+
+
+def test_dropout_reaches_the_recipe_and_bad_values_are_one_line(toy_shared, tmp_path):
+    from xlingua.training.extend.run import build_config
+
+    def recipe(**kw):
+        return build_config(options(tmp_path, "model", **kw), ["xx"], {}, "model", "teacher", None)
+
+    assert recipe().dropout is None  # the model's own, as in runs recorded before the option
+    assert recipe(dropout=0.0).dropout == 0.0
+    for args, message in ((["--dropout", "1.5"], "--dropout is a rate in [0, 1), got 1.5"),
+                          (["--eval-every", "0"], "--eval-every is a number of steps, at least 1; got 0")):
+        res = CliRunner().invoke(app, ["extend", "--lang", "tibetan", *args, "-o", str(tmp_path / "run")])
+        assert res.exit_code == 2 and message in res.output, res.output
+    assert not (tmp_path / "run").exists()
