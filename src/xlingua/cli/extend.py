@@ -28,7 +28,7 @@ def extend_command(
     spare_known: bool = typer.Option(False, "--spare-known", help="Drop the new pieces that the original languages' training text in the same scripts would use: that text splits (and, with --rows-only, embeds) exactly as before."),
     lr: float = typer.Option(5e-5, "--lr", help="Peak learning rate."),
     pieces_lr: float = typer.Option(0.0, "--pieces-lr", help="Peak learning rate of the new pieces' embedding rows, which start as averages of their characters (0 = --lr)."),
-    dropout: float = typer.Option(None, "--dropout", help="The model's dropout rate while training (default: its own, 0.1 for e5). 0 also makes bf16 training about 1.9x faster on CPU (eager attention)."),
+    dropout: float = typer.Option(None, "--dropout", help="The model's dropout rate while training (default: its own, 0.1 for e5). 0 also makes bf16 training about 1.7x faster on CPU (eager attention)."),
     eval_every: int = typer.Option(200, "--eval-every", help="Steps between dev evaluations (each keeps the best model so far)."),
     lowres: bool = typer.Option(False, "--lowres", help="Train on the low-resource corpus's train pairs (pivot English or French) and choose the step on its dev slices (non-Bible pairs where a language has them) and the original languages'."),
 ):
