@@ -113,3 +113,20 @@ def test_without_lid_every_line_is_mined(tmp_path):
                    tmp_path / "wd", encoder=CharNgramEncoder(dim=32, n=1), rescore_encoder=CharNgramEncoder(dim=64),
                    show_progress=False)
     assert summary["identified"] is None and not (tmp_path / "wd" / "lid").exists()
+
+
+def test_one_stage_identifies_lines_only_when_asked(tmp_path):
+    src = [FRENCH[0], GERMAN[0], GERMAN[1], FRENCH[1]]
+    tgt = [ENGLISH[0], FRENCH[2], ENGLISH[1]]
+    sp, tp = write_lines(tmp_path / "de.txt", src), write_lines(tmp_path / "en.txt", tgt)
+    for lid, mined in ((None, set(src + tgt)), (True, set(GERMAN[:2] + ENGLISH[:2]))):
+        seen, enc = [], CharNgramEncoder(dim=64)
+        enc._encode_batch = lambda texts, lang, _f=enc._encode_batch: seen.extend(texts) or _f(texts, lang)
+        summary = mine(sp, tp, tmp_path / f"p{lid}.tsv.gz", MineConfig("de", "en", lid=lid), tmp_path / f"wd{lid}",
+                       encoder=enc, show_progress=False)
+        assert set(seen) == mined
+        assert summary["identified"] == (None if lid is None else {"src": 2, "tgt": 2})
+        with gzip.open(tmp_path / f"p{lid}.tsv.gz", "rt", encoding="utf-8") as f:
+            pairs = {tuple(line.rstrip("\n").split("\t")[1:]) for line in f}
+        if lid:
+            assert pairs == {(GERMAN[0], ENGLISH[0]), (GERMAN[1], ENGLISH[1])}

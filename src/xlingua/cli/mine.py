@@ -33,7 +33,7 @@ def mine_command(
     rescore: str = typer.Option(None, "--rescore", help="Two stages: --model (e.g. static-small) proposes candidates "
                                 "by margin, this model (e.g. bundled) embeds only their sentences and neighbours and scores them by its margin."),
     candidate_threshold: float = typer.Option(None, "--candidate-threshold", help="With --rescore: the first model's margin a pair needs to be re-scored (default 1.0, chosen on dev)."),
-    lid: bool = typer.Option(True, "--lid/--no-lid", help="With --rescore: mine only the lines identified as --src-lang and --tgt-lang (language identification of every line first, as stopes does)."),
+    lid: bool = typer.Option(None, "--lid/--no-lid", help="Mine only the lines identified as --src-lang and --tgt-lang (language identification of every line first, as stopes does). Default: on with --rescore, off otherwise."),
     keep: float = typer.Option(None, help="With --rescore: at most this fraction of the source sentences' count of candidates, best first."),
 ):
     """Mine parallel sentence pairs from two monolingual corpora (LASER / stopes style)."""

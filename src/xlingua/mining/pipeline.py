@@ -53,7 +53,8 @@ class MineConfig:
     rescore: str | None = None  # a second model that re-scores the first one's candidates (mining.rescore)
     candidate_threshold: float = CANDIDATE_THRESHOLD  # with rescore: the first model's margin a candidate needs
     keep: float | None = None  # with rescore: an optional cap on candidates, a fraction of the source sentences
-    lid: bool = True  # with rescore: only lines identified as their side's language are mined (mining.lid)
+    # only lines identified as their side's language are mined (mining.lid); None: with rescore only
+    lid: bool | None = None
 
     def validate(self) -> None:
         self.src_lang = normalize_lang(self.src_lang)
@@ -116,7 +117,8 @@ def _mine(src: str, tgt: str, output: Path, config: MineConfig, workdir: Path, e
     # a bad gold file fails before any embedding
     gold = None if gold_lines is None else check_gold(gold_lines, shown(calibrate), shards["src"], shards["tgt"])
     read = shards
-    if config.lid and (config.rescore or rescore_encoder is not None) and prepare_format is None:
+    two_stage = config.rescore is not None or rescore_encoder is not None
+    if (two_stage if config.lid is None else config.lid) and prepare_format is None:
         shards = _lid(runner, workdir, shards)  # prepare has identified them already
     done = _run_steps(runner, workdir, config, shards, encoder, rescore_encoder)
     corpora = {name: ShardedCorpus(s) for name, s in shards.items()}
