@@ -246,7 +246,7 @@ def record_and_plot(paths: list[str]) -> dict:
     import matplotlib.pyplot as plt
 
     records = [json.loads(p.read_text()) for p in sorted(RUNS.glob("*.json")) if not p.name.endswith(".summary.json")]
-    records = [r for r in records if r["path"] in paths]
+    records = [r for r in records if r.get("path") in paths]  # other JSON there is no run record
     out = {"records": records, "exponents": {}}
     fig, ax = plt.subplots(figsize=(6.4, 4.2))
     for path in paths:
