@@ -376,3 +376,15 @@ def test_dropout_reaches_the_recipe_and_bad_values_are_one_line(toy_shared, tmp_
         res = CliRunner().invoke(app, ["extend", "--lang", "tibetan", *args, "-o", str(tmp_path / "run")])
         assert res.exit_code == 2 and message in res.output, res.output
     assert not (tmp_path / "run").exists()
+
+
+def test_strip_harakat_doubles_the_arabic_script_pairs_of_both_tasks(toy_shared, tmp_path):
+    from xlingua.training.extend.run import build_config
+
+    def data(**kw):
+        opts = options(tmp_path, "model", **kw)
+        return {t.name: t.data for t in build_config(opts, ["xx"], {}, "model", "teacher", None).tasks}
+
+    assert all("strip_harakat" not in str(d) for d in data().values())
+    both = data(strip_harakat=True)
+    assert all(d["strip_harakat"] for d in both["new"]) and both["keep"]["strip_harakat"]

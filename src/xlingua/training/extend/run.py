@@ -64,6 +64,7 @@ class ExtendOptions:
     precision: str | None = None    # None: bf16 on CPUs with native bf16, else fp32
     lowres: bool = False            # the new languages are the low-resource corpus's (data.lowres)
     dropout: float | None = None    # the model's dropout while training (None: its own)
+    strip_harakat: bool = False     # each Arabic-script pair also trains as a copy without harakat
 
 
 def trainable_spec(spec: str) -> str:
@@ -198,16 +199,19 @@ def build_config(opts: ExtendOptions, langs: list[str], pair_files: dict[str, st
     data = [{"type": "own_pairs", "path": path, "lang": lang} for lang, path in pair_files.items()]
     in_corpus = [l for l in langs if l in corpus]
     if opts.lowres:  # the pivot side (English or French) stands where English stands
-        data = {"type": "lowres", "langs": langs}
+        data = {"type": "lowres", "langs": langs, **({"strip_harakat": True} if opts.strip_harakat else {})}
     elif in_corpus:
         data.insert(0, {"type": "general", "langs": in_corpus, "pair_files": pair_files})
+    if opts.strip_harakat and not opts.lowres:
+        data = [{**d, "strip_harakat": True} for d in data]
     tasks = [{"name": "new", "objective": "laser3", "data": data, "weight": 1.0 - opts.mix - opts.sts,
               "temperature": opts.temperature, "options": options}]
     if opts.mix:
         keep = sorted(corpus - set(langs))
         keep_options = options if opts.keep_ranking == 1.0 else {**options, "ranking_weight": opts.keep_ranking}
         tasks.append({"name": "keep", "objective": "laser3", "weight": opts.mix, "temperature": opts.temperature,
-                      "data": {"type": "general", "langs": keep, "limit": opts.mix_per_lang, "pair_files": pair_files},
+                      "data": {"type": "general", "langs": keep, "limit": opts.mix_per_lang, "pair_files": pair_files,
+                               **({"strip_harakat": True} if opts.strip_harakat else {})},
                       "options": keep_options})
     if opts.sts:
         tasks.append({"name": "sts", "objective": "cosent", "weight": opts.sts, "options": {"scale": 20},
