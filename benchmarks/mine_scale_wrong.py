@@ -14,13 +14,19 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import sys
 from collections import Counter
 from pathlib import Path
 
 import regex
 
-from mine_scale import RUNS, THRESHOLD, all_pairs, read_gold, read_pairs_file
 from xlingua.data.haystack import normalized
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:  # run as a script, only benchmarks/ is on the path
+    sys.path.insert(0, str(ROOT))
+
+from benchmarks.mine_scale import RUNS, THRESHOLD, all_pairs, read_gold, read_pairs_file  # noqa: E402
 
 _DROP = regex.compile(r"[\p{P}\p{S}\s]+")
 BINS = (0.9, 0.7, 0.5)
