@@ -31,3 +31,11 @@ def test_thresholds():
     assert lid_threshold("bs") is None          # mostly identified as Croatian: script check only
     assert lid_threshold("sr") is None and lid_threshold("sr-Cyrl") == 0.5
     assert lid_threshold("xx") is None          # not a language the model knows
+
+
+def test_mandarin_that_the_identifier_calls_wu_counts_as_chinese():
+    # a plain Mandarin sentence of BUCC zh-en that py3langid labels Wu Chinese
+    line = "本省有多个大型水库，较为著名的有抚顺大伙房水库、辽阳参窝水库、铁岭清河水库等。"
+    assert identify([line])[0][0] == "wuu"
+    assert is_language("wuu", "zh") and is_language("yue", "zh-Hans")
+    assert not is_language("zh", "wuu") and not is_language("ja", "zh")

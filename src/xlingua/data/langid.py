@@ -52,8 +52,15 @@ def lid_threshold(lang: str) -> float | None:
     return None
 
 
+#: labels py3langid gives to text of another language of the same macrolanguage: it calls 12 %
+#: of BUCC zh-en's Mandarin lines Wu (`wuu`) and 0.8 % Cantonese (`yue`), all plain Mandarin
+#: Wikipedia sentences, which would be lost to a zh side
+ALSO_ACCEPTED = {"zh": ("wuu", "yue")}
+
+
 def is_language(predicted: str, lang: str) -> bool:
-    return base_language(predicted) == base_language(lang)
+    want, got = base_language(lang), base_language(predicted)
+    return got == want or got in ALSO_ACCEPTED.get(want, ())
 
 
 def identified_as(texts, lang: str) -> list[bool]:
