@@ -196,14 +196,13 @@ def build_config(opts: ExtendOptions, langs: list[str], pair_files: dict[str, st
         options["rank_against"] = opts.rank_against
     if opts.rows_only:  # English holds no new piece: it embeds as the teacher's, so skip its pass
         options["student_english"] = False
-    data = [{"type": "own_pairs", "path": path, "lang": lang} for lang, path in pair_files.items()]
+    harakat = {"strip_harakat": True} if opts.strip_harakat else {}  # every pair spec of both tasks
+    data = [{"type": "own_pairs", "path": path, "lang": lang, **harakat} for lang, path in pair_files.items()]
     in_corpus = [l for l in langs if l in corpus]
     if opts.lowres:  # the pivot side (English or French) stands where English stands
-        data = {"type": "lowres", "langs": langs, **({"strip_harakat": True} if opts.strip_harakat else {})}
+        data = {"type": "lowres", "langs": langs, **harakat}
     elif in_corpus:
-        data.insert(0, {"type": "general", "langs": in_corpus, "pair_files": pair_files})
-    if opts.strip_harakat and not opts.lowres:
-        data = [{**d, "strip_harakat": True} for d in data]
+        data.insert(0, {"type": "general", "langs": in_corpus, "pair_files": pair_files, **harakat})
     tasks = [{"name": "new", "objective": "laser3", "data": data, "weight": 1.0 - opts.mix - opts.sts,
               "temperature": opts.temperature, "options": options}]
     if opts.mix:
@@ -211,7 +210,7 @@ def build_config(opts: ExtendOptions, langs: list[str], pair_files: dict[str, st
         keep_options = options if opts.keep_ranking == 1.0 else {**options, "ranking_weight": opts.keep_ranking}
         tasks.append({"name": "keep", "objective": "laser3", "weight": opts.mix, "temperature": opts.temperature,
                       "data": {"type": "general", "langs": keep, "limit": opts.mix_per_lang, "pair_files": pair_files,
-                               **({"strip_harakat": True} if opts.strip_harakat else {})},
+                               **harakat},
                       "options": keep_options})
     if opts.sts:
         tasks.append({"name": "sts", "objective": "cosent", "weight": opts.sts, "options": {"scale": 20},
