@@ -156,7 +156,8 @@ def test_spare_known_keeps_the_original_languages_split_as_before_and_still_adds
     start = make_tiny_e5_dir(tmp_path / "tiny", pieces)
     with pytest.raises(ValueError, match="--spare-known .* needs --new-pieces"):
         extend(options(tmp_path, start, spare_known=True), echo=lambda *_: None, show_progress=False)
-    known = [p.text for p in read_general(["de", "bho"])]  # the kept languages, in xx's script
+    # the kept languages in xx's script, and English, which rows-only training never embeds
+    known = [t for p in read_general(["de", "bho"]) for t in (p.text, p.english)]
     base = load_encoder(str(start)).tokenizer.content_ids(known)
     lines = []
     for out, spare in (("plain", False), ("spare", True)):
@@ -388,3 +389,15 @@ def test_strip_harakat_doubles_the_arabic_script_pairs_of_both_tasks(toy_shared,
     assert all("strip_harakat" not in str(d) for d in data().values())
     both = data(strip_harakat=True)
     assert all(d["strip_harakat"] for d in both["new"]) and both["keep"]["strip_harakat"]
+
+
+def test_the_known_text_holds_both_sides_and_the_pivots_in_the_new_scripts(toy_shared):
+    # rows-only training never embeds the English (or French) side, so Latin-script pieces must
+    # leave it split as before: it is spared like the kept languages' own side
+    from xlingua.training.extend.run import known_text
+
+    pairs = read_general(["de"])
+    known = known_text(["de"], {"Latn"}, ["le chat noir", "кошка"])
+    assert {pairs[0].text, pairs[0].english, "le chat noir"} <= set(known)
+    assert "кошка" not in known and len(known) == len(set(known))
+    assert known_text(["de"], {"Cyrl"}, ["кошка"]) == ["кошка"]

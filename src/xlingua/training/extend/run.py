@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Sequence
 
 from xlingua.data.lowres import dev_by_language
 from xlingua.io import write_json
@@ -265,13 +265,14 @@ def start_with_pieces(opts: ExtendOptions, langs: list[str], pair_files: dict[st
     scripts = text_scripts(texts)
     pieces = written_in(learn_pieces(texts, opts.new_pieces, encoder.tokenizer.table), scripts)
     if opts.spare_known:
-        known = known_text(sorted(corpus - set(langs)), scripts)
+        pivots = [p.pivot for p in read_lowres(langs)] if opts.lowres else []
+        known = known_text(sorted(corpus - set(langs)), scripts, pivots)
         have = {p for p, _ in json.loads(encoder.tokenizer.json)["model"]["vocab"]}
         pieces = [p for p in pieces if p[0] not in have]
         was = len(pieces)
         pieces = spared(encoder.tokenizer, pieces, known)
-        echo(f"{was - len(pieces):,} new pieces dropped: {len(known):,} training sentences of the original "
-             f"languages in {', '.join(sorted(scripts))} would use them")
+        echo(f"{was - len(pieces):,} new pieces dropped: {len(known):,} sentences of the original languages' "
+             f"training pairs (both sides) in {', '.join(sorted(scripts))} would use them")
     ids = add_pieces(encoder, pieces)
     encoder.save(path, made_for=made_for, base_rows=base_rows, added_pieces=len(ids), scripts=sorted(scripts))
     echo(f"{len(ids):,} new pieces in {', '.join(sorted(scripts))} (of {opts.new_pieces:,} learned on "
@@ -279,13 +280,16 @@ def start_with_pieces(opts: ExtendOptions, langs: list[str], pair_files: dict[st
     return str(path), base_rows
 
 
-def known_text(langs: list[str], scripts: set[str]) -> list[str]:
-    """The training sentences of `langs` (general corpus) holding a character of `scripts`."""
+def known_text(langs: list[str], scripts: set[str], pivots: Sequence[str] = ()) -> list[str]:
+    """The sentences that must split as before, holding a character of `scripts`: both sides of the
+    training pairs of `langs` (general corpus), and `pivots`. English and French are Latin script:
+    Latin-script pieces must leave the pivot side alone, which rows-only training never embeds."""
     from xlingua.data.general import read_general
     from xlingua.data.scripts import any_char_of
 
     has = any_char_of(scripts)
-    return [p.text for p in read_general(langs) if has.search(p.text)] if langs else []
+    sides = {t for p in (read_general(langs) if langs else []) for t in (p.text, p.english)} | set(pivots)
+    return sorted(t for t in sides if has.search(t))
 
 
 def _before(opts: ExtendOptions, langs: list[str], pair_files: dict[str, str], lowres: list[str],
