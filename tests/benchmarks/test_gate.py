@@ -207,6 +207,26 @@ def test_dev_rows_of_the_new_languages(tmp_path, monkeypatch, capsys):
     assert code == 2 and "the two dev reports cover different languages (bo)" in out
 
 
+def lowres_report(model, **errors):
+    langs = {l: {"pairs": 200, "xx->pivot": e, "pivot->xx": e + 2.0, "pivots": ["en"]} for l, e in errors.items()}
+    return {"model": model, "corpus": "lowres", "report": {"langs": langs, "mean": {}, "domains": {}}}
+
+
+def test_the_low_resource_report_is_one_group_and_each_language_is_held_too(tmp_path, monkeypatch, capsys):
+    now, cand = lowres_report("bundled", ay=30.0, bm=20.0), lowres_report("cand", ay=10.0, bm=22.5)
+    code, out = run_gate(tmp_path, monkeypatch, capsys, eval_result("now", sizes=SIZES),
+                         eval_result("cand", sizes=SIZES), [now, cand])
+    # the mean of both directions: (31 + 21) / 2 -> (11 + 23.5) / 2; one item of 200 pairs, 4 sets
+    assert row(out, "dev retrieval error, low-resource (ay, bm)") == (
+        "| dev retrieval error, low-resource (ay, bm), lower is better | 26.00 | **17.25** | -8.750 | 0.125 "
+        "| 26.00 (not above) | 10.00 | pass |")
+    # bm rises 2.5 > 2 + 100 / 400: the group's gain does not cover it
+    assert code == 1 and "plus their tolerance above now: bm +2.50" in out
+    code, out = run_gate(tmp_path, monkeypatch, capsys, eval_result("now", sizes=SIZES),
+                         eval_result("cand", sizes=SIZES), [now, dev_report("cand", ay=1.0, bm=1.0)])
+    assert code == 2 and "one dev report is of the low-resource corpus (--lowres) and the other is not" in out
+
+
 def test_unreadable_files_name_themselves(tmp_path, monkeypatch, capsys):
     code, out = run_gate(tmp_path, monkeypatch, capsys, eval_result("now", sizes=SIZES),
                          '{"model": "cand",\n  "tasks": [')
