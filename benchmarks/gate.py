@@ -184,10 +184,14 @@ def read_result(path: str, data_dir=None) -> tuple[dict, list[float], dict, dict
 LOWRES = "low-resource"  # the group of an `extend-report --lowres` file: all its languages
 
 
+def _is_lowres(doc: dict) -> bool:
+    return doc.get("corpus") == "lowres"
+
+
 def _dev_langs(doc: dict) -> dict[str, dict]:
     """{lang: {"pairs", "xx->en", "en->xx"}} of an `xlingua extend-report -o` file; a `--lowres`
     report's xx->pivot and pivot->xx stand for xx->en and en->xx."""
-    if doc.get("corpus") == "lowres":
+    if _is_lowres(doc):
         return {lang: {"pairs": r["pairs"], "xx->en": r["xx->pivot"], "en->xx": r["pivot->xx"]}
                 for lang, r in doc["report"]["langs"].items()}
     return doc["report"]
@@ -213,9 +217,11 @@ def dev_rows(now: dict, cand: dict) -> tuple[list[tuple], list[tuple]]:
     if missing:
         bad_input(f"the two dev reports cover different languages ({', '.join(missing)}); "
                   "run extend-report with the same --lang for both models")
-    pairs = {l: min(_dev_langs(now)[l]["pairs"], _dev_langs(cand)[l]["pairs"]) for l in a}
+    x_langs, y_langs = _dev_langs(now), _dev_langs(cand)
+    pairs = {l: min(x_langs[l]["pairs"], y_langs[l]["pairs"]) for l in a}
     rows, grouped = [], set()
-    groups = {LOWRES: sorted(a)} if now.get("corpus") == "lowres" else GROUPS
+    lowres = _is_lowres(now)
+    groups = {LOWRES: sorted(a)} if lowres else GROUPS
     for group, langs in groups.items():
         langs = [l for l in langs if l in a]
         if not langs:
@@ -227,7 +233,7 @@ def dev_rows(now: dict, cand: dict) -> tuple[list[tuple], list[tuple]]:
                      DEV_GOALS[group], y <= x + tol + 1e-9))
     others = []
     for l in a:
-        if l not in grouped or group == LOWRES:  # each low-resource language is held on its own too
+        if l not in grouped or lowres:  # each low-resource language is held on its own too
             tol = tolerance(0.0, one_item([pairs[l]] * 2))
             others.append((l, a[l], b[l], tol, b[l] - a[l] <= MAX_LANGUAGE_DROP + tol + 1e-9))
     return rows, others
@@ -235,7 +241,7 @@ def dev_rows(now: dict, cand: dict) -> tuple[list[tuple], list[tuple]]:
 
 def read_dev(paths: list[str]) -> tuple[list[tuple], list[tuple]]:
     now, cand = (load(p) for p in paths)
-    if (now.get("corpus") == "lowres") != (cand.get("corpus") == "lowres"):
+    if _is_lowres(now) != _is_lowres(cand):
         bad_input(f"{paths[0]}, {paths[1]}: one dev report is of the low-resource corpus (--lowres) "
                   "and the other is not; run extend-report the same way for both models")
     for path, doc in zip(paths, (now, cand)):

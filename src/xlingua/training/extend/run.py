@@ -256,8 +256,9 @@ def start_with_pieces(opts: ExtendOptions, langs: list[str], pair_files: dict[st
     encoder = load_encoder(spec)
     base_rows = piece_count(encoder)
     corpus = {l for ls in available().values() for l in ls} if general_root().is_dir() else set()
+    low = read_lowres(langs) if opts.lowres else []  # read once: its text, and its pivots to spare
     if opts.lowres:
-        texts = [p.text for p in read_lowres(langs)]
+        texts = [p.text for p in low]
     else:
         in_corpus = [l for l in langs if l in corpus]
         texts = [p.text for p in read_general(in_corpus, pair_files=pair_files)] if in_corpus else []
@@ -265,8 +266,7 @@ def start_with_pieces(opts: ExtendOptions, langs: list[str], pair_files: dict[st
     scripts = text_scripts(texts)
     pieces = written_in(learn_pieces(texts, opts.new_pieces, encoder.tokenizer.table), scripts)
     if opts.spare_known:
-        pivots = [p.pivot for p in read_lowres(langs)] if opts.lowres else []
-        known = known_text(sorted(corpus - set(langs)), scripts, pivots)
+        known = known_text(sorted(corpus - set(langs)), scripts, [p.pivot for p in low])
         have = {p for p, _ in json.loads(encoder.tokenizer.json)["model"]["vocab"]}
         pieces = [p for p in pieces if p[0] not in have]
         was = len(pieces)
