@@ -44,6 +44,15 @@ def test_pivot_and_language_come_from_the_file_name(corpus):
     assert {p.pivot_lang for p in langs["mni-Latn"]} == {"en"}
 
 
+def test_both_sides_are_read_composed(corpus):
+    # Kabyle "Ibṛahim" with r + combining dot below, French "élu" with e + combining acute
+    path = corpus / "bible" / "kab-fr.tsv.gz"
+    write_gz(path, ["Ibr\u0323ahim\te\u0301lu\n", "Ibṛahim\télu\n"])
+    first, second = read_file(path, "bible")
+    assert first.text == second.text == "Ibṛahim" and len(first.text) == 7
+    assert first.pivot == second.pivot == "élu" and len(first.pivot) == 3
+
+
 @pytest.mark.parametrize("name", ["ee_en.tsv.gz", "ee-de.tsv.gz", "eng.tsv.gz", "ee-en.tsv", "EE-en.tsv.gz",
                                   "mni-latn-en.tsv.gz", "ee-en-fr.tsv.gz"])
 def test_a_misnamed_file_is_refused_naming_it(corpus, name):
