@@ -173,6 +173,24 @@ def test_spare_known_keeps_the_original_languages_split_as_before_and_still_adds
     assert any(l.endswith("would use them") and l.split()[0] == str(added(plain) - added(spare)) for l in lines)
 
 
+def test_spare_known_keeps_the_english_side_of_a_pairs_file_split_as_before(toy_shared, tmp_path):
+    # a user's language sharing words with English: its English side, which rows-only training
+    # never embeds, must split as before although the corpus's English lacks those words
+    pieces = ["▁", *"abcdefghijklmnopqrstuvwxyzäöüß", "▁the", "▁a", "▁red", "▁cat", "▁dog", "▁and", "▁to", "▁runs"]
+    start = make_tiny_e5_dir(tmp_path / "tiny", pieces)
+    birds = ["yellow", "purple", "orange", "violet", "silver"]
+    songs = ["sings", "whistles", "chirps", "flies", "hops"]
+    english = [f"the {a} bird {b} near the {c} nest" for a in birds for b in songs for c in birds]
+    path = tmp_path / "zz.tsv"
+    path.write_text("".join(f"zorp {en} blik\t{en}\n" for en in english), encoding="utf-8")
+    base = load_encoder(str(start)).tokenizer.content_ids(english)
+    extend(options(tmp_path, start, langs=["zz"], pairs=str(path), new_pieces=60, max_steps=2, spare_known=True,
+                   rows_only=True, mix=0.0), echo=lambda *_: None, show_progress=False)
+    spare = load_encoder(str(tmp_path / "run" / "start"))
+    assert spare.tokenizer.content_ids(english) == base
+    assert len(json.loads(spare.tokenizer.json)["model"]["vocab"]) > 4 + len(pieces)  # "▁zorp", "▁blik" stay
+
+
 def test_rows_only_trains_the_new_rows_and_nothing_else(toy_shared, tmp_path):
     from safetensors.torch import load_file
 

@@ -256,17 +256,18 @@ def start_with_pieces(opts: ExtendOptions, langs: list[str], pair_files: dict[st
     encoder = load_encoder(spec)
     base_rows = piece_count(encoder)
     corpus = {l for ls in available().values() for l in ls} if general_root().is_dir() else set()
-    low = read_lowres(langs) if opts.lowres else []  # read once: its text, and its pivots to spare
+    # (text, pivot side) of the pairs the pieces are learned from: the pivot side is spared
     if opts.lowres:
-        texts = [p.text for p in low]
+        pairs = [(p.text, p.pivot) for p in read_lowres(langs)]
     else:
         in_corpus = [l for l in langs if l in corpus]
-        texts = [p.text for p in read_general(in_corpus, pair_files=pair_files)] if in_corpus else []
-        texts += [p.text for lang, f in pair_files.items() for p in read_own_pairs(f, lang)]
+        pairs = [(p.text, p.english) for p in read_general(in_corpus, pair_files=pair_files)] if in_corpus else []
+        pairs += [(p.text, p.english) for lang, f in pair_files.items() for p in read_own_pairs(f, lang)]
+    texts = [t for t, _ in pairs]
     scripts = text_scripts(texts)
     pieces = written_in(learn_pieces(texts, opts.new_pieces, encoder.tokenizer.table), scripts)
     if opts.spare_known:
-        known = known_text(sorted(corpus - set(langs)), scripts, [p.pivot for p in low])
+        known = known_text(sorted(corpus - set(langs)), scripts, [pivot for _, pivot in pairs])
         have = {p for p, _ in json.loads(encoder.tokenizer.json)["model"]["vocab"]}
         pieces = [p for p in pieces if p[0] not in have]
         was = len(pieces)
