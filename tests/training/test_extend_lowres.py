@@ -92,6 +92,23 @@ def test_a_lowres_run_chooses_on_non_bible_figures_and_reports_before_and_after(
                                                     abs=0.01)
 
 
+def test_spare_known_keeps_the_corpus_languages_not_trained_split_as_before(lowres_shared, tmp_path):
+    # gd writes as kab does (some of its words): training kab alone must leave gd, which the model
+    # reads as it is, split as before
+    from tests.tiny_models import make_tiny_e5_dir
+
+    gd = [shifted(f"the red cat runs to the {w} {i}") for i in range(10) for w in ("red", "cat")]
+    write_gz(lowres_shared / "bible" / "gd-en.tsv.gz", [f"{x}\tgd {i}\n" for i, x in enumerate(gd)])
+    start = make_tiny_e5_dir(tmp_path / "tiny", ["▁", *"abcdefghijklmnopqrstuvwxyzäöüß", "▁the", "▁a"])
+    base = load_encoder(str(start)).tokenizer.content_ids(gd)
+    extend(options(tmp_path, start, langs=["kab"], lowres=True, new_pieces=60, max_steps=2, spare_known=True,
+                   rows_only=True, mix=0.0, sts=0.0), echo=lambda *_: None, show_progress=False)
+    spared = load_encoder(str(tmp_path / "run" / "start"))
+    assert spared.tokenizer.content_ids(gd) == base
+    kab = [p.text for p in read_lowres(["kab"], root=lowres_shared)]
+    assert sum(map(len, spared.tokenizer.content_ids(kab))) < sum(map(len, load_encoder(str(start)).tokenizer.content_ids(kab)))
+
+
 def test_extend_lowres_command_runs_without_the_general_corpus(tmp_path, monkeypatch):
     toy_lowres(tmp_path / "shared" / "corpora" / "lowres")
     monkeypatch.setenv("XLINGUA_SHARED", str(tmp_path / "shared"))

@@ -25,7 +25,7 @@ def extend_command(
     max_minutes: float = typer.Option(0.0, "--max-minutes", help="Training-time budget, summed over resumes (0 = none)."),
     max_steps: int = typer.Option(2000, "--max-steps", help="Optimizer steps (the learning rate decays to 0 at the last)."),
     new_pieces: int = typer.Option(0, "--new-pieces", help="Learn N SentencePiece pieces on the new languages and add those the tokenizer lacks (0 = none)."),
-    spare_known: bool = typer.Option(False, "--spare-known", help="Drop the new pieces that the original languages' training text in the same scripts would use: that text splits (and, with --rows-only, embeds) exactly as before."),
+    spare_known: bool = typer.Option(False, "--spare-known", help="Drop the new pieces that the original languages' training text in the same scripts would use (both sides of their pairs, the new languages' pivot side, and with --lowres the corpus's languages not named by --lang): that text splits (and, with --rows-only, embeds) exactly as before."),
     lr: float = typer.Option(5e-5, "--lr", help="Peak learning rate."),
     pieces_lr: float = typer.Option(0.0, "--pieces-lr", help="Peak learning rate of the new pieces' embedding rows, which start as averages of their characters (0 = --lr)."),
     dropout: float = typer.Option(None, "--dropout", help="The model's dropout rate while training (default: its own, 0.1 for e5). 0 also makes bf16 training about 1.7x faster on CPU (eager attention)."),

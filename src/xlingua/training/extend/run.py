@@ -256,9 +256,16 @@ def start_with_pieces(opts: ExtendOptions, langs: list[str], pair_files: dict[st
     encoder = load_encoder(spec)
     base_rows = piece_count(encoder)
     corpus = {l for ls in available().values() for l in ls} if general_root().is_dir() else set()
-    # (text, pivot side) of the pairs the pieces are learned from: the pivot side is spared
+    # (text, pivot side) of the pairs the pieces are learned from: the pivot side is spared, and
+    # with --lowres both sides of the corpus's languages not trained, which the model reads as it is
+    others: list[str] = []
     if opts.lowres:
-        pairs = [(p.text, p.pivot) for p in read_lowres(langs)]
+        pairs = []
+        for p in read_lowres():
+            if p.lang in langs:
+                pairs.append((p.text, p.pivot))
+            else:
+                others += [p.text, p.pivot]
     else:
         in_corpus = [l for l in langs if l in corpus]
         pairs = [(p.text, p.english) for p in read_general(in_corpus, pair_files=pair_files)] if in_corpus else []
@@ -267,7 +274,7 @@ def start_with_pieces(opts: ExtendOptions, langs: list[str], pair_files: dict[st
     scripts = text_scripts(texts)
     pieces = written_in(learn_pieces(texts, opts.new_pieces, encoder.tokenizer.table), scripts)
     if opts.spare_known:
-        known = known_text(sorted(corpus - set(langs)), scripts, [pivot for _, pivot in pairs])
+        known = known_text(sorted(corpus - set(langs)), scripts, [pivot for _, pivot in pairs] + others)
         have = {p for p, _ in json.loads(encoder.tokenizer.json)["model"]["vocab"]}
         pieces = [p for p in pieces if p[0] not in have]
         was = len(pieces)
@@ -283,8 +290,9 @@ def start_with_pieces(opts: ExtendOptions, langs: list[str], pair_files: dict[st
 
 def known_text(langs: list[str], scripts: set[str], pivots: Sequence[str] = ()) -> list[str]:
     """The sentences that must split as before, holding a character of `scripts`: both sides of the
-    training pairs of `langs` (general corpus), and `pivots`. English and French are Latin script:
-    Latin-script pieces must leave the pivot side alone, which rows-only training never embeds."""
+    training pairs of `langs` (general corpus), and `pivots` (the pivot sides of the new languages'
+    pairs, and any other text to spare). English and French are Latin script: Latin-script pieces
+    must leave the pivot side alone, which rows-only training never embeds."""
     from xlingua.data.general import read_general
     from xlingua.data.scripts import any_char_of
 
