@@ -9,6 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from tests.gz_files import write_gz
+from tests.tiny_models import make_tiny_e5_dir
 from tests.training.conftest import make_tiny_model_dir
 from tests.training.test_extend import options, reversed_words, sentences, shifted, toy_shared  # noqa: F401
 from xlingua.cli import app
@@ -95,8 +96,6 @@ def test_a_lowres_run_chooses_on_non_bible_figures_and_reports_before_and_after(
 def test_spare_known_keeps_the_corpus_languages_not_trained_split_as_before(lowres_shared, tmp_path):
     # gd writes as kab does (some of its words): training kab alone must leave gd, which the model
     # reads as it is, split as before
-    from tests.tiny_models import make_tiny_e5_dir
-
     gd = [shifted(f"the red cat runs to the {w} {i}") for i in range(10) for w in ("red", "cat")]
     write_gz(lowres_shared / "bible" / "gd-en.tsv.gz", [f"{x}\tgd {i}\n" for i, x in enumerate(gd)])
     start = make_tiny_e5_dir(tmp_path / "tiny", ["▁", *"abcdefghijklmnopqrstuvwxyzäöüß", "▁the", "▁a"])

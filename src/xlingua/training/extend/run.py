@@ -288,16 +288,16 @@ def start_with_pieces(opts: ExtendOptions, langs: list[str], pair_files: dict[st
     return str(path), base_rows
 
 
-def known_text(langs: list[str], scripts: set[str], pivots: Sequence[str] = ()) -> list[str]:
+def known_text(langs: list[str], scripts: set[str], more: Sequence[str] = ()) -> list[str]:
     """The sentences that must split as before, holding a character of `scripts`: both sides of the
-    training pairs of `langs` (general corpus), and `pivots` (the pivot sides of the new languages'
+    training pairs of `langs` (general corpus), and `more` (the pivot sides of the new languages'
     pairs, and any other text to spare). English and French are Latin script: Latin-script pieces
     must leave the pivot side alone, which rows-only training never embeds."""
     from xlingua.data.general import read_general
     from xlingua.data.scripts import any_char_of
 
     has = any_char_of(scripts)
-    sides = {t for p in (read_general(langs) if langs else []) for t in (p.text, p.english)} | set(pivots)
+    sides = {t for p in (read_general(langs) if langs else []) for t in (p.text, p.english)} | set(more)
     return sorted(t for t in sides if has.search(t))
 
 
