@@ -409,6 +409,33 @@ def test_strip_harakat_doubles_the_arabic_script_pairs_of_both_tasks(toy_shared,
     assert all(d["strip_harakat"] for d in both["new"]) and both["keep"]["strip_harakat"]
 
 
+def test_strip_harakat_learns_the_pieces_of_the_text_without_its_marks_too(toy_shared, tmp_path):
+    # the copies without harakat train as well: the pieces they split into must be learned, or
+    # they would read as the letters the known Arabic-script languages read
+    from xlingua.data.arabic import strip_harakat
+
+    letters = "ابتثجحخدذرزسشصضطظعغفقكلمنهوي"
+    marks = "\u064e\u0650\u064f"  # fatha, kasra, damma
+    pieces = ["▁", *letters, *marks, *"abcdefghijklmnopqrstuvwxyz"]
+    start = make_tiny_e5_dir(tmp_path / "tiny", pieces)
+    words = ["".join(letters[(7 * i + 3 * j) % len(letters)] + marks[(i + j) % 3] for j in range(4)) for i in range(12)]
+    english = [f"the {a} bird near the {b} nest {c}" for a in "abcdef" for b in "ghijk" for c in "lmnop"]
+    path = tmp_path / "ace-Arab.tsv"
+    path.write_text("".join(f"{words[i % 12]} {words[(i * 5 + 1) % 12]} {words[(i * 7 + 2) % 12]}\t{en}\n"
+                            for i, en in enumerate(english)), encoding="utf-8")
+    bare = [strip_harakat(w) for w in words]
+    split = {}
+    for out, strip in (("plain", False), ("strip", True)):
+        extend(options(tmp_path, start, langs=["ace-Arab"], pairs=str(path), out=str(tmp_path / out), new_pieces=60,
+                       max_steps=2, rows_only=True, mix=0.0, strip_harakat=strip), echo=lambda *_: None,
+               show_progress=False)
+        ids = load_encoder(str(tmp_path / out / "start")).tokenizer.content_ids(bare)
+        split[out] = sum(map(len, ids))
+    assert split["strip"] < split["plain"]
+    made_for = json.loads((tmp_path / "strip" / "start" / "xlingua.json").read_text(encoding="utf-8"))["made_for"]
+    assert made_for["strip_harakat"] is True
+
+
 def test_the_known_text_holds_both_sides_and_the_pivots_in_the_new_scripts(toy_shared):
     # rows-only training never embeds the English (or French) side, so Latin-script pieces must
     # leave it split as before: it is spared like the kept languages' own side

@@ -239,13 +239,15 @@ def start_with_pieces(opts: ExtendOptions, langs: list[str], pair_files: dict[st
                       path: Path, echo: Callable[[str], None]) -> tuple[str, int]:
     """(the start model's directory, rows of its original pieces): `spec` with `opts.new_pieces`
     pieces learned on the languages' training text; made once, then reused as it is."""
+    from xlingua.data.arabic import with_stripped_copies
     from xlingua.data.general import available, general_root, read_general, read_own_pairs
     from xlingua.data.lowres import read_lowres
     from xlingua.encoders.loading import load_encoder
     from xlingua.encoders.new_pieces import add_pieces, learn_pieces, piece_count, spared, text_scripts, written_in
 
     made_for = {"model": spec, "new_pieces": opts.new_pieces, "langs": langs, "pair_files": pair_files,
-                **({"spare_known": True} if opts.spare_known else {}), **({"lowres": True} if opts.lowres else {})}
+                **({"spare_known": True} if opts.spare_known else {}), **({"lowres": True} if opts.lowres else {}),
+                **({"strip_harakat": True} if opts.strip_harakat else {})}
     meta_file = path / "xlingua.json"
     if meta_file.exists():
         meta = json.loads(meta_file.read_text(encoding="utf-8"))
@@ -256,25 +258,28 @@ def start_with_pieces(opts: ExtendOptions, langs: list[str], pair_files: dict[st
     encoder = load_encoder(spec)
     base_rows = piece_count(encoder)
     corpus = {l for ls in available().values() for l in ls} if general_root().is_dir() else set()
-    # (text, pivot side) of the pairs the pieces are learned from: the pivot side is spared, and
-    # with --lowres both sides of the corpus's languages not trained, which the model reads as it is
+    # (text, pivot side, language) of the pairs the pieces are learned from: the pivot side is
+    # spared, and with --lowres both sides of the corpus's languages not trained, which the model
+    # reads as it is
     others: list[str] = []
     if opts.lowres:
         pairs = []
         for p in read_lowres():
             if p.lang in langs:
-                pairs.append((p.text, p.pivot))
+                pairs.append((p.text, p.pivot, p.lang))
             else:
                 others += [p.text, p.pivot]
     else:
         in_corpus = [l for l in langs if l in corpus]
-        pairs = [(p.text, p.english) for p in read_general(in_corpus, pair_files=pair_files)] if in_corpus else []
-        pairs += [(p.text, p.english) for lang, f in pair_files.items() for p in read_own_pairs(f, lang)]
-    texts = [t for t, _ in pairs]
+        pairs = [(p.text, p.english, p.lang) for p in read_general(in_corpus, pair_files=pair_files)] if in_corpus else []
+        pairs += [(p.text, p.english, lang) for lang, f in pair_files.items() for p in read_own_pairs(f, lang)]
+    if opts.strip_harakat:  # the text trains without its vowel marks too: learn the pieces it splits into
+        pairs = with_stripped_copies(pairs)
+    texts = [t for t, _, _ in pairs]
     scripts = text_scripts(texts)
     pieces = written_in(learn_pieces(texts, opts.new_pieces, encoder.tokenizer.table), scripts)
     if opts.spare_known:
-        known = known_text(sorted(corpus - set(langs)), scripts, [pivot for _, pivot in pairs] + others)
+        known = known_text(sorted(corpus - set(langs)), scripts, [pivot for _, pivot, _ in pairs] + others)
         have = {p for p, _ in json.loads(encoder.tokenizer.json)["model"]["vocab"]}
         pieces = [p for p in pieces if p[0] not in have]
         was = len(pieces)
