@@ -8,7 +8,7 @@ can move.
     python benchmarks/split_changes.py xlingua-small-v2 runs/extend/rows-arab/best --script Arabic
 
 Prints a markdown table (languages with no sentence in the scripts are left out) with the new
-pieces each language uses most.
+pieces each language uses most; its last row is the English side of every dev pair.
 """
 import argparse
 
@@ -31,8 +31,15 @@ def main(argv=None) -> int:
     print(f"| language | dev sentences{' in ' + ', '.join(args.script) if args.script else ''} "
           "| split differently | share | new pieces used most |")
     print("|---|---:|---:|---:|---|")
+    english: set[str] = set()
+    rows = []
     for lang in sorted(dev_langs()):
-        texts = [p.text for p in read_general([lang], split="dev")]
+        pairs = read_general([lang], split="dev")
+        english.update(p.english for p in pairs)
+        rows.append((lang, [p.text for p in pairs]))
+    # the English side too: Latin-script pieces could reach it, and every pair embeds it
+    rows.append(("en (the dev pairs' English side)", sorted(english)))
+    for lang, texts in rows:
         texts = [t for t in texts if has is None or has.search(t)]
         if not texts:
             continue
