@@ -11,8 +11,7 @@ import torch
 from tests.tiny_models import make_tiny_e5_dir
 from tests.training.conftest import make_tiny_model_dir
 from xlingua.encoders.hf import TransformerEncoder
-from xlingua.encoders.new_pieces import (add_pieces, learn_pieces, piece_splitter, spared, text_scripts, unwritten,
-                                          written_in)
+from xlingua.encoders.new_pieces import add_pieces, learn_pieces, piece_splitter, spared, text_scripts, written_in
 
 PIECES = ["▁", "a", "b", "c", "▁a", "▁ab", "ab", "bc"]  # scores -1.00, -1.01, ... in this order
 
@@ -110,17 +109,6 @@ def test_spared_drops_the_pieces_a_known_text_would_use_round_by_round_until_it_
     add_pieces(enc, spared(enc.tokenizer, pieces, known))
     assert enc.tokenizer.content_ids(known) == before
     assert enc.tokenizer.content_ids(["cab"]) == [[ids_of(enc)["▁cab"]]]
-
-
-def test_unwritten_keeps_only_the_pieces_no_known_text_writes_word_starts_apart():
-    pieces = [("▁cat", -1.0), ("at", -1.0), ("▁at", -1.0), ("xyz", -1.0), ("▁dog", -1.0), ("og", -1.0), ("t▁h", -1.0)]
-    # "at" is written inside "cat" and "sat", but no word starts with it; "t▁h" would need a
-    # word ending in t before one starting with h
-    assert unwritten(pieces, ["the cat  sat", "hot dog"], {}) == [("▁at", -1.0), ("xyz", -1.0), ("t▁h", -1.0)]
-    assert unwritten(pieces, ["the cat sat hot"], {}) == [("▁at", -1.0), ("xyz", -1.0), ("▁dog", -1.0), ("og", -1.0)]
-    # the tokenizer's own map applies first: a character it deletes does not hide a match
-    assert unwritten([("▁xyz", -1.0)], ["x\x01yz"], {1: ""}) == []
-    assert unwritten(pieces, [], {}) == pieces
 
 
 def test_resplit_finds_the_texts_the_new_pieces_split_differently_and_counts_the_pieces(tmp_path):

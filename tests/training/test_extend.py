@@ -173,23 +173,6 @@ def test_spare_known_keeps_the_original_languages_split_as_before_and_still_adds
     assert any(l.endswith("would use them") and l.split()[0] == str(added(plain) - added(spare)) for l in lines)
 
 
-def test_unwritten_only_keeps_no_piece_the_known_text_writes(toy_shared, tmp_path):
-    pieces = ["▁", *"abcdefghijklmnopqrstuvwxyzäöüß", "▁the", "▁a", "▁red", "▁cat", "▁dog", "▁and", "▁to", "▁runs"]
-    start = make_tiny_e5_dir(tmp_path / "tiny", pieces)
-    with pytest.raises(ValueError, match="--unwritten-only .* needs --spare-known"):
-        extend(options(tmp_path, start, new_pieces=60, unwritten_only=True), echo=lambda *_: None, show_progress=False)
-    known = [t for p in read_general(["de", "bho"]) for t in (p.text, p.english)]
-    written = "\n".join("▁" + "▁".join(t.split()) for t in known)
-    added = {}
-    for out, strict in (("spare", False), ("strict", True)):
-        extend(options(tmp_path, start, out=str(tmp_path / out), new_pieces=60, max_steps=2, spare_known=True,
-                       unwritten_only=strict, rows_only=True), echo=lambda *_: None, show_progress=False)
-        vocab = json.loads(load_encoder(str(tmp_path / out / "start")).tokenizer.json)["model"]["vocab"]
-        added[out] = {p for p, _ in vocab[4 + len(pieces):]}
-    assert added["strict"] and added["strict"] <= added["spare"]
-    assert not any(p in written for p in added["strict"])
-
-
 def test_spare_known_keeps_the_english_side_of_a_pairs_file_split_as_before(toy_shared, tmp_path):
     # a user's language sharing words with English: its English side, which rows-only training
     # never embeds, must split as before although the corpus's English lacks those words

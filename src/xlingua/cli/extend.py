@@ -29,7 +29,6 @@ def extend_command(
     lr: float = typer.Option(5e-5, "--lr", help="Peak learning rate."),
     pieces_lr: float = typer.Option(0.0, "--pieces-lr", help="Peak learning rate of the new pieces' embedding rows, which start as averages of their characters (0 = --lr)."),
     dropout: float = typer.Option(None, "--dropout", help="The model's dropout rate while training (default: its own, 0.1 for e5). 0 also makes bf16 training about 1.7x faster on CPU (eager attention)."),
-    unwritten_only: bool = typer.Option(False, "--unwritten-only", help="With --spare-known, keep only the new pieces whose string the spared text never writes, so that held-out text of the known languages seldom meets one (fewer pieces)."),
     strip_harakat: bool = typer.Option(False, "--strip-harakat", help="Also train every Arabic-script pair (new languages and the mix) as a copy without harakat, for text written without vowel marks (with --new-pieces, pieces are learned on the copies too)."),
     eval_every: int = typer.Option(200, "--eval-every", help="Steps between dev evaluations (each keeps the best model so far)."),
     lowres: bool = typer.Option(False, "--lowres", help="Train on the low-resource corpus's train pairs (pivot English or French) and choose the step on its dev slices (non-Bible pairs where a language has them) and the original languages'."),
@@ -43,7 +42,7 @@ def extend_command(
     opts = ExtendOptions(langs=split_langs(lang), out=str(out), model=model, pairs=None if pairs is None else str(pairs), mix=mix,
                          sts=sts, rank_against=rank_against, keep_ranking=keep_ranking, rows_only=rows_only,
                          max_minutes=max_minutes, max_steps=max_steps, new_pieces=new_pieces, lr=lr,
-                         pieces_lr=pieces_lr, spare_known=spare_known, unwritten_only=unwritten_only, lowres=lowres, dropout=dropout, strip_harakat=strip_harakat,
+                         pieces_lr=pieces_lr, spare_known=spare_known, lowres=lowres, dropout=dropout, strip_harakat=strip_harakat,
                          eval_every=eval_every)
     check(opts)  # bad input fails here, before any model loads
     extend(opts, echo=typer.echo)

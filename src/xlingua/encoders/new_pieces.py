@@ -100,16 +100,6 @@ def spared(tok: E5Tokenizer, pieces: Sequence[tuple[str, float]], texts: Sequenc
     raise RuntimeError(f"new pieces still used on the spared text after {max_rounds} rounds")
 
 
-def unwritten(pieces: Sequence[tuple[str, float]], texts: Sequence[str], table: dict[int, str]) -> list[tuple[str, float]]:
-    """The `pieces` whose string `texts` never write (as the tokenizer sees them: its map applied,
-    "▁" for a space and before each text; a piece starting with "▁" is looked for at word starts).
-    Stricter than `spared`, which keeps a piece `texts` write as long as their best split does not
-    use it: a held-out word of a known language could still meet such a piece, but meets one of
-    these only where it writes a string none of `texts` does."""
-    written = "\n".join(META + META.join(t.translate(table).split()) for t in dict.fromkeys(texts))
-    return [p for p in pieces if p[0] not in written]
-
-
 def resplit(old: E5Tokenizer, new: E5Tokenizer, texts: Sequence[str]) -> tuple[list[int], Counter]:
     """(indices of `texts` that `new`, `old` with pieces appended, splits differently; how often
     each appended piece is used in them). A model whose new rows alone trained embeds every

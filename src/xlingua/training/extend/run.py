@@ -65,7 +65,6 @@ class ExtendOptions:
     lowres: bool = False            # the new languages are the low-resource corpus's (data.lowres)
     dropout: float | None = None    # the model's dropout while training (None: its own)
     strip_harakat: bool = False     # each Arabic-script pair also trains as a copy without harakat
-    unwritten_only: bool = False    # with spare_known, only pieces the spared text never writes
 
 
 def trainable_spec(spec: str) -> str:
@@ -100,8 +99,6 @@ def check(opts: ExtendOptions) -> tuple[list[str], dict[str, str]]:
         raise ValueError("--rows-only trains the new pieces' rows alone: it needs --new-pieces")
     if opts.spare_known and not opts.new_pieces:
         raise ValueError("--spare-known chooses among the new pieces: it needs --new-pieces")
-    if opts.unwritten_only and not opts.spare_known:
-        raise ValueError("--unwritten-only narrows what --spare-known keeps: it needs --spare-known")
     if opts.pieces_lr and not opts.new_pieces:
         raise ValueError("--pieces-lr is the rate of the new pieces' rows: it needs --new-pieces")
     if opts.lowres and opts.pairs is not None:
@@ -246,13 +243,11 @@ def start_with_pieces(opts: ExtendOptions, langs: list[str], pair_files: dict[st
     from xlingua.data.general import available, general_root, read_general, read_own_pairs
     from xlingua.data.lowres import read_lowres
     from xlingua.encoders.loading import load_encoder
-    from xlingua.encoders.new_pieces import (add_pieces, learn_pieces, piece_count, spared, text_scripts,
-                                              unwritten, written_in)
+    from xlingua.encoders.new_pieces import add_pieces, learn_pieces, piece_count, spared, text_scripts, written_in
 
     made_for = {"model": spec, "new_pieces": opts.new_pieces, "langs": langs, "pair_files": pair_files,
                 **({"spare_known": True} if opts.spare_known else {}), **({"lowres": True} if opts.lowres else {}),
-                **({"strip_harakat": True} if opts.strip_harakat else {}),
-                **({"unwritten_only": True} if opts.unwritten_only else {})}
+                **({"strip_harakat": True} if opts.strip_harakat else {})}
     meta_file = path / "xlingua.json"
     if meta_file.exists():
         meta = json.loads(meta_file.read_text(encoding="utf-8"))
@@ -288,8 +283,6 @@ def start_with_pieces(opts: ExtendOptions, langs: list[str], pair_files: dict[st
         have = {p for p, _ in json.loads(encoder.tokenizer.json)["model"]["vocab"]}
         pieces = [p for p in pieces if p[0] not in have]
         was = len(pieces)
-        if opts.unwritten_only:  # held-out text of the known languages meets fewer of them
-            pieces = unwritten(pieces, known, encoder.tokenizer.table)
         pieces = spared(encoder.tokenizer, pieces, known)
         echo(f"{was - len(pieces):,} new pieces dropped: {len(known):,} sentences of the original languages' "
              f"training pairs (both sides) in {', '.join(sorted(scripts))} would use them")
