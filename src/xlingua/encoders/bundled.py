@@ -47,6 +47,8 @@ VERSION_HELP = {
           "Ajami spellings), shipped as an overlay on v2; every text without those pieces embeds exactly as v2",
     "v4": "v3's 5,767 Arabic-script tokenizer pieces with rows trained twice as long (Acehnese, Banjar, Central "
           "Kanuri), shipped as an overlay on v2; every text without those pieces embeds exactly as v2 and v3",
+    "v5": "v4 with rows for 468 Latin-script tokenizer pieces (Aymara, Fon, Mossi, Wolof), shipped as an overlay "
+          "on v4; every text without those pieces embeds exactly as v4",
 }
 
 _HELP = {
