@@ -32,7 +32,8 @@ its pairs, and no other language in the reports may rise by more than the per-la
 allowance plus one item of its pairs (tolerances capped at 0.3 as above). A candidate trained on
 the low-resource corpus brings `xlingua extend-report --lowres -o` files instead: their languages
 are one group (xx->pivot and pivot->xx, goal 10), and each of them is also held by the
-per-language rule.
+per-language rule. `--dev` repeats: a candidate trained on text without harakat also brings
+both models' `extend-report --strip-harakat -o` files, whose rows are held by the same rules.
 """
 from __future__ import annotations
 
@@ -206,6 +207,10 @@ def _dev_error(report: dict) -> dict[str, float]:
 DEV_GOALS = {"tibetan": 30.0, "tifinagh": 30.0, "arabic-script": 25.0, LOWRES: 10.0}
 
 
+def _stripped(doc: dict) -> bool:
+    return bool(doc.get("strip_harakat"))
+
+
 def dev_rows(now: dict, cand: dict) -> tuple[list[tuple], list[tuple]]:
     """([(figure, now, candidate, tolerance, gate, goal, passed)] per language group in both
     reports, [(language, now, candidate, tolerance, passed)] for the reports' other languages).
@@ -229,13 +234,15 @@ def dev_rows(now: dict, cand: dict) -> tuple[list[tuple], list[tuple]]:
         grouped.update(langs)
         x, y = sum(a[l] for l in langs) / len(langs), sum(b[l] for l in langs) / len(langs)
         tol = tolerance(0.0, one_item([pairs[l] for l in langs for _ in range(2)]))
-        rows.append((f"dev retrieval error, {group} ({', '.join(langs)}), lower is better", x, y, tol, x,
+        read = " read without harakat" if _stripped(now) else ""
+        rows.append((f"dev retrieval error, {group}{read} ({', '.join(langs)}), lower is better", x, y, tol, x,
                      DEV_GOALS[group], y <= x + tol + 1e-9))
     others = []
     for l in a:
         if l not in grouped or lowres:  # each low-resource language is held on its own too
             tol = tolerance(0.0, one_item([pairs[l]] * 2))
-            others.append((l, a[l], b[l], tol, b[l] - a[l] <= MAX_LANGUAGE_DROP + tol + 1e-9))
+            name = f"{l} (without harakat)" if _stripped(now) else l
+            others.append((name, a[l], b[l], tol, b[l] - a[l] <= MAX_LANGUAGE_DROP + tol + 1e-9))
     return rows, others
 
 
@@ -244,6 +251,9 @@ def read_dev(paths: list[str]) -> tuple[list[tuple], list[tuple]]:
     if _is_lowres(now) != _is_lowres(cand):
         bad_input(f"{paths[0]}, {paths[1]}: one dev report is of the low-resource corpus (--lowres) "
                   "and the other is not; run extend-report the same way for both models")
+    if _stripped(now) != _stripped(cand):
+        bad_input(f"{paths[0]}, {paths[1]}: one dev report reads the text without harakat (--strip-harakat) "
+                  "and the other does not; run extend-report the same way for both models")
     for path, doc in zip(paths, (now, cand)):
         try:
             langs = _dev_langs(doc)
@@ -267,8 +277,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("now", help="eval result of today's default")
     ap.add_argument("candidate", help="eval result of the candidate")
-    ap.add_argument("--dev", nargs=2, metavar=("NOW_DEV", "CANDIDATE_DEV"),
-                    help="`xlingua extend-report -o` files of both models on the languages the candidate learnt")
+    ap.add_argument("--dev", nargs=2, metavar=("NOW_DEV", "CANDIDATE_DEV"), action="append",
+                    help="`xlingua extend-report -o` files of both models on the languages the candidate learnt; "
+                         "repeatable (say, the same languages read as written and with --strip-harakat)")
     ap.add_argument("--data-dir", help="benchmark data to count set sizes from, for result files that "
                                        "lack them (default: $XLINGUA_DATA, else ../shared/benchmarks)")
     args = ap.parse_args()
@@ -291,8 +302,9 @@ def main() -> None:
         print(f"| {f.name} | {now:.{d}f} | **{cand:.{d}f}** | {cand - now:+.{d + 1}f} | {tol:.{d + 1}f} "
               f"| {gate:.{d}f} | {goal:.{d}f} | {_mark(ok)} |")
     others = []
-    if args.dev:
-        rows, others = read_dev(args.dev)
+    for pair in args.dev or []:
+        rows, more = read_dev(pair)
+        others += more
         for name, now, cand, tol, gate, goal, ok in rows:
             passed &= ok
             print(f"| {name} | {now:.2f} | **{cand:.2f}** | {cand - now:+.3f} | {tol:.3f} | {gate:.2f} (not above) "

@@ -235,3 +235,23 @@ def test_unreadable_files_name_themselves(tmp_path, monkeypatch, capsys):
     del no_xnli["tasks"]["xnli"]
     code, out = run_gate(tmp_path, monkeypatch, capsys, eval_result("now", sizes=SIZES), no_xnli)
     assert code == 2 and out.startswith(f"{tmp_path / '1.json'}: no 'xnli' in this result")
+
+
+def test_dev_reports_read_without_harakat_are_held_beside_those_read_as_written(tmp_path, monkeypatch, capsys):
+    now, cand = dev_report("bundled", **{"knc-Arab": 28.0}, ar=1.0), dev_report("cand", **{"knc-Arab": 28.0}, ar=1.0)
+    now_s = dev_report("bundled", **{"knc-Arab": 68.0}, ar=1.5) | {"strip_harakat": True}
+    cand_s = dev_report("cand", **{"knc-Arab": 40.0}, ar=4.0) | {"strip_harakat": True}
+    files = [tmp_path / "now-stripped.json", tmp_path / "cand-stripped.json"]
+    for f, doc in zip(files, (now_s, cand_s)):
+        f.write_text(json.dumps(doc), encoding="utf-8")
+    code, out = run_gate(tmp_path, monkeypatch, capsys, eval_result("now", sizes=SIZES), eval_result("cand", sizes=SIZES),
+                         [now, cand], extra=["--dev", *map(str, files)])
+    assert row(out, "dev retrieval error, arabic-script (knc-Arab)").endswith("| 28.00 (not above) | 25.00 | pass |")
+    assert row(out, "dev retrieval error, arabic-script read without harakat (knc-Arab)") == (
+        "| dev retrieval error, arabic-script read without harakat (knc-Arab), lower is better | 68.00 | **40.00** "
+        "| -28.000 | 0.100 | 68.00 (not above) | 25.00 | pass |")
+    # ar read without harakat rises 2.5 on 500 pairs: more than 2 + 100 / 1,000
+    assert code == 1 and "plus their tolerance above now: ar (without harakat) +2.50" in out
+    code, out = run_gate(tmp_path, monkeypatch, capsys, eval_result("now", sizes=SIZES), eval_result("cand", sizes=SIZES),
+                         [now, cand_s])
+    assert code == 2 and "one dev report reads the text without harakat (--strip-harakat) and the other does not" in out

@@ -3,6 +3,7 @@ moves towards the frozen model's English vectors while the others stay, new piec
 original rows, a stopped run resumes to the weights of an unbroken one, and a bad --pairs line
 is one error naming file:line."""
 import json
+import zlib
 
 import numpy as np
 import pytest
@@ -446,3 +447,38 @@ def test_the_known_text_holds_both_sides_and_the_pivots_in_the_new_scripts(toy_s
     assert {pairs[0].text, pairs[0].english, "le chat noir"} <= set(known)
     assert "кошка" not in known and len(known) == len(set(known))
     assert known_text(["de"], {"Cyrl"}, ["кошка"]) == ["кошка"]
+
+
+def test_extend_report_reads_the_text_without_harakat_and_counts_what_changed(tmp_path):
+    # a user's Arabic-script pairs: every other line written with its short vowels
+    words = ["كتب", "درس", "قرأ", "ذهب", "جلس", "خرج", "دخل", "فتح"]
+    voweled = {"كتب": "كَتَبَ", "درس": "دَرَسَ", "قرأ": "قَرَأَ", "ذهب": "ذَهَبَ"}
+    rows = [(f"{voweled.get(w, w) if i % 2 else w} {i}", f"line {i}") for i in range(40) for w in words[i % 8:i % 8 + 1]]
+    pairs = tmp_path / "ar.tsv"
+    pairs.write_text("".join(f"{x}\t{en}\n" for x, en in rows), encoding="utf-8")
+
+    class Recorder:
+        def __init__(self):
+            self.seen = []
+
+        def encode(self, texts):
+            self.seen += list(texts)
+            return np.stack([np.eye(64)[zlib.crc32(t.encode()) % 64] + 0.01 for t in texts])
+
+    as_written, stripped = Recorder(), Recorder()
+    plain = dev_report(as_written, ["ar"], {"ar": str(pairs)})
+    report = dev_report(stripped, ["ar"], {"ar": str(pairs)}, strip_harakat=True)
+    dev = [x for x in as_written.seen if x not in {en for _, en in rows}]
+    assert dev and "stripped" not in plain["ar"]
+    assert report["ar"]["stripped"] == sum(any("\u064b" <= c <= "\u0652" for c in x) for x in dev) > 0
+    assert not any("\u064b" <= c <= "\u0652" for t in stripped.seen for c in t)
+    assert [t for t in stripped.seen if t.startswith(("كتب", "درس"))]  # the stripped forms were encoded
+    model, out = make_tiny_model_dir(tmp_path / "tiny"), tmp_path / "report.json"
+    res = CliRunner().invoke(app, ["extend-report", "--lang", "ar", "--pairs", str(pairs), "--strip-harakat",
+                                   "-m", str(model), "-o", str(out)])
+    assert res.exit_code == 0, res.output
+    written = json.loads(out.read_text())
+    assert written["strip_harakat"] is True and written["report"]["ar"]["stripped"] == report["ar"]["stripped"]
+    assert res.output.splitlines()[1].split() == ["lang", "pairs", "xx->en", "en->xx", "stripped"]
+    res = CliRunner().invoke(app, ["extend-report", "--lowres", "--strip-harakat"])
+    assert res.exit_code == 2 and "--strip-harakat is for the general-corpus report" in res.output
