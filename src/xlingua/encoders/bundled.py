@@ -49,7 +49,7 @@ VERSION_HELP = {
           "Kanuri), shipped as an overlay on v2; every text without those pieces embeds exactly as v2 and v3",
     "v5": "v4 with rows for 468 Latin-script tokenizer pieces (Aymara, Fon, Mossi, Wolof), shipped as an overlay "
           "on v4; every text without those pieces embeds exactly as v4",
-    "v6": "v5 with rows for NNN Arabic-script tokenizer pieces learned on Acehnese, Banjar and Central Kanuri "
+    "v6": "v5 with rows for 690 Arabic-script tokenizer pieces learned on Acehnese, Banjar and Central Kanuri "
           "with and without their vowel marks, shipped as an overlay on v5; every text without those pieces "
           "embeds exactly as v5",
 }
