@@ -220,8 +220,46 @@ def test_packaged_model_gives_its_recorded_vectors(name):
     bf16's error)."""
     root = model_packages.model_dir(name)
     m = json.loads((root / manifest_mod.MANIFEST).read_text())
+    # a model routed by language (encoders.routed): what its manifest records is the student's
     enc = load_encoder(f"{name}:torch")
+    enc = getattr(enc, "student", enc)
     assert enc.fingerprint() == m["fingerprint"] and enc.dim == m["dim"]
     assert check_probes(enc, m) < 1e-4
-    got = load_encoder(f"{name}:bf16").encode(m["probes"]["texts"])
+    bf16 = load_encoder(f"{name}:bf16")
+    got = getattr(bf16, "student", bf16).encode(m["probes"]["texts"])
     assert _cosines(got, np.asarray(m["probes"]["vectors"])).min() > 0.999
+
+
+def test_a_student_routed_by_language_ships_on_its_teacher_and_leaves_every_other_text_to_it(trained, packages, tmp_path):
+    from xlingua.encoders.e5 import model_dir
+    from xlingua.encoders.routed import RoutedEncoder
+
+    ship_overlay(trained, packages / "xlingua-small")
+    enc = TransformerEncoder(model_dir("xlingua-small"))
+    with torch.no_grad():
+        for name, p in enc.model.named_parameters():
+            if "word_embeddings" not in name:
+                p.add_(0.05 * torch.randn_like(p))
+    student = enc.save(tmp_path / "student", trained_by="xlingua extend")
+    res = CliRunner().invoke(app, ["ship", str(student), "-o", str(packages / "xlingua-small-v2"), "--on",
+                                   "xlingua-small", "--route", "kab,zz"])
+    assert res.exit_code == 2 and "unknown language code 'zz'" in res.output
+    assert not (packages / "xlingua-small-v2").exists()
+    res = CliRunner().invoke(app, ["ship", str(student), "-o", str(packages / "xlingua-small-v2"), "--on",
+                                   "xlingua-small", "--route", "kab,mni-Latn"])
+    assert res.exit_code == 0, res.output
+    assert "routes kab, mni-Latn to it, every other language to xlingua-small" in res.output
+    m = json.loads((packages / "xlingua-small-v2" / manifest_mod.MANIFEST).read_text())
+    assert m["route"] == {"default": "xlingua-small", "langs": ["kab", "mni-Latn"]}
+
+    routed = load_encoder("xlingua-small-v2:torch")
+    teacher = load_encoder("xlingua-small:torch")
+    assert isinstance(routed, RoutedEncoder) and routed.default.name == "xlingua-small:torch"
+    assert check_probes(routed.student, m) < 1e-5  # the manifest's probes are the student's
+    for lang in (None, "en", "mni"):
+        np.testing.assert_array_equal(routed.encode(TEXTS, lang=lang), teacher.encode(TEXTS))
+    want = TransformerEncoder(student).encode(TEXTS)
+    for lang in ("kab", "mni_Latn"):
+        assert _cosines(routed.encode(TEXTS, lang=lang), want).min() > 0.9999
+    assert _cosines(routed.encode(TEXTS, lang="kab"), teacher.encode(TEXTS)).min() < 0.999
+    assert load_encoder("xlingua-small-v2:bf16").default.name == "xlingua-small:bf16"  # one engine for both

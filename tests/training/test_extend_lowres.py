@@ -137,3 +137,51 @@ def test_a_bad_lowres_line_is_one_error_naming_file_and_line(tmp_path, monkeypat
     assert not out.exists()
     res = CliRunner().invoke(app, ["extend", "-o", str(out), "--mix", "0", "--sts", "0"])
     assert res.exit_code == 2 and "name at least one --lang" in res.output
+
+
+def test_a_routed_student_trains_on_the_new_languages_alone_and_is_reported_beside_its_teacher(lowres_shared, tmp_path):
+    from xlingua.encoders.routed import RoutedEncoder
+
+    opts = options(tmp_path, "model", langs=[], lowres=True, routed=True, mix=0.0, sts=0.0)
+    langs, files = check(opts)
+    config = build_config(opts, langs, files, "student", "teacher", None)
+    assert [t.name for t in config.tasks] == ["new"] and config.tasks[0].options["student_english"] is False
+    # nothing but the new languages is watched, and their pivot side is the teacher's
+    assert (config.eval.general_langs, config.eval.lowres_langs, config.eval.pivot_model) == ([], ["ee", "kab"], "teacher")
+    for bad in (dict(mix=0.3), dict(sts=0.2), dict(rank_against="student")):
+        with pytest.raises(ValueError, match="--routed trains a student that only embeds the new languages"):
+            check(options(tmp_path, "model", langs=[], lowres=True, routed=True, **{"mix": 0.0, "sts": 0.0, **bad}))
+
+    model = make_tiny_model_dir(tmp_path / "tiny")
+    report = extend(options(tmp_path, model, langs=[], lowres=True, routed=True, mix=0.0, sts=0.0, max_steps=6,
+                            eval_every=3, checkpoint_every=3), echo=lambda *_: None, show_progress=False)
+    teacher, student = load_encoder(str(model)), load_encoder(report["model"])
+    routed = RoutedEncoder(teacher, student, ["ee", "kab"])
+    dev = dev_by_language(["ee", "kab"])
+    assert report["lowres"]["after"] == lowres_report(routed, dev)
+    english = [p.pivot for p in dev["kab"]]
+    assert np.array_equal(routed.encode(english, lang="en"), teacher.encode(english))
+    records = [json.loads(line) for line in (tmp_path / "run" / "log.jsonl").read_text().splitlines()]
+    last = [r["eval"] for r in records if "eval" in r][-1]
+    assert set(k for k in last if k.startswith("general")) == set()
+    # the trainer scored the student's side against the teacher's pivots, as the routed model reads them
+    after = report["lowres"]["after"]["langs"]["kab"]
+    best = max((r["eval"] for r in records if "eval" in r), key=lambda e: e["mean"])
+    assert best["lowres_kab all"] == pytest.approx(100 - (after["xx->pivot"] + after["pivot->xx"]) / 2, abs=0.01)
+
+
+def test_a_pivot_model_embeds_the_pivot_side_once_for_every_evaluation(lowres_shared, tmp_path):
+    from xlingua.training.config import EvalConfig
+    from xlingua.training.evaluate import DevEvaluator
+    from xlingua.training.evaluators import dev_accuracy
+
+    teacher_dir = make_tiny_model_dir(tmp_path / "teacher", seed=0)
+    student = load_encoder(str(make_tiny_model_dir(tmp_path / "student", seed=1)))
+    teacher = load_encoder(str(teacher_dir))
+    found = DevEvaluator(EvalConfig(lowres_langs=["kab"], pivot_model=str(teacher_dir)))(student)
+    pairs = dev_by_language(["kab"])["kab"]
+    xs, ys = [p.text for p in pairs], [p.pivot for p in pairs]
+    assert found["lowres_kab all"] == pytest.approx(dev_accuracy(student.encode(xs), teacher.encode(ys)))
+    alone = DevEvaluator(EvalConfig(lowres_langs=["kab"]))(student)
+    assert alone["lowres_kab all"] == pytest.approx(dev_accuracy(student.encode(xs), student.encode(ys)))
+    assert found["lowres_kab all"] != alone["lowres_kab all"]

@@ -20,7 +20,7 @@ class Table:
     def __init__(self, vectors):
         self.vectors = vectors
 
-    def encode(self, texts):
+    def encode(self, texts, lang=None):
         return np.array([self.vectors[t] for t in texts])
 
 

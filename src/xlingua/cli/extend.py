@@ -17,11 +17,11 @@ def extend_command(
     out: Path = option(..., "--output", "--out", help="Run directory: checkpoint.pt, log.jsonl, report.json, best/ (the model)."),
     pairs: Path = typer.Option(None, "--pairs", help=PAIRS_HELP),
     model: str = option("bundled", "--model", help="The model to extend (an e5-family spec or a model directory); also the frozen teacher."),
-    mix: float = typer.Option(0.3, "--mix", help="Share of steps on pairs of the model's original languages (general corpus), which keep them in place."),
+    mix: float = typer.Option(None, "--mix", help="Share of steps on pairs of the model's original languages (general corpus), which keep them in place (default 0.3; 0 with --routed)."),
     rank_against: str = typer.Option("teacher", "--rank-against", help="Rank translations against the English vectors of the frozen teacher (as LASER3) or of the student being trained, which lets ranking reshape English too."),
     keep_ranking: float = typer.Option(0.0, "--keep-ranking", help="Translation-ranking weight on the original languages' pairs (0: distillation alone holds them)."),
     rows_only: bool = typer.Option(False, "--rows-only", help="Train the new pieces' rows alone (needs --new-pieces): text without a new piece embeds exactly as before; learns slowest."),
-    sts: float = typer.Option(0.2, "--sts", help="Share of steps on CoSENT over stsb_multi_mt train, which keeps graded similarity (STS) in place; 0 = none."),
+    sts: float = typer.Option(None, "--sts", help="Share of steps on CoSENT over stsb_multi_mt train, which keeps graded similarity (STS) in place; 0 = none (default 0.2; 0 with --routed)."),
     max_minutes: float = typer.Option(0.0, "--max-minutes", help="Training-time budget, summed over resumes (0 = none)."),
     max_steps: int = typer.Option(2000, "--max-steps", help="Optimizer steps (the learning rate decays to 0 at the last)."),
     new_pieces: int = typer.Option(0, "--new-pieces", help="Learn N SentencePiece pieces on the new languages and add those the tokenizer lacks (0 = none)."),
@@ -32,6 +32,7 @@ def extend_command(
     strip_harakat: bool = typer.Option(False, "--strip-harakat", help="Also train every Arabic-script pair (new languages and the mix) as a copy without harakat, for text written without vowel marks (with --new-pieces, pieces are learned on the copies too)."),
     eval_every: int = typer.Option(200, "--eval-every", help="Steps between dev evaluations (each keeps the best model so far)."),
     lowres: bool = typer.Option(False, "--lowres", help="Train on the low-resource corpus's train pairs (pivot English or French) and choose the step on its dev slices (non-Bible pairs where a language has them) and the original languages'."),
+    routed: bool = typer.Option(False, "--routed", help="Train a student for the new languages alone (LASER3's way): it embeds only their text, the unchanged model embeds English and every other language, so nothing else can move; ship it with `xlingua ship --route`. The dev choice reads the new languages' side by the student and the other by the model."),
 ):
     """Teach the model new languages: distillation towards its own English vectors plus translation
     ranking (LASER3-style), with original-language pairs mixed in. Prints the dev report before and
@@ -39,8 +40,10 @@ def extend_command(
     new languages are the low-resource corpus's (all 17 unless --lang names some)."""
     from xlingua.training.extend.run import ExtendOptions, check, extend
 
+    mix = (0.0 if routed else 0.3) if mix is None else mix
+    sts = (0.0 if routed else 0.2) if sts is None else sts
     opts = ExtendOptions(langs=split_langs(lang), out=str(out), model=model, pairs=None if pairs is None else str(pairs), mix=mix,
-                         sts=sts, rank_against=rank_against, keep_ranking=keep_ranking, rows_only=rows_only,
+                         sts=sts, routed=routed, rank_against=rank_against, keep_ranking=keep_ranking, rows_only=rows_only,
                          max_minutes=max_minutes, max_steps=max_steps, new_pieces=new_pieces, lr=lr,
                          pieces_lr=pieces_lr, spare_known=spare_known, lowres=lowres, dropout=dropout, strip_harakat=strip_harakat,
                          eval_every=eval_every)

@@ -20,6 +20,7 @@ from xlingua.encoders.engines import Engine, engine, engines
 from xlingua.encoders.loading import E5_SMALL as BASE
 from xlingua.encoders.loading import SHIPPED_ON_E5, SMALL, SMALL_VERSIONS, pinned_name
 from xlingua.encoders.registry import register_spec
+from xlingua.encoders.routed import RoutedEncoder, route_of
 
 #: per CPU class (cpu.CLASSES), the engines `bundled` tries in order; each was measured faster
 #: than the next on a CPU of that class, and holds the quality bar (docs/engines.md). torch, the
@@ -82,7 +83,13 @@ def _e5_family(alias: str, path: str = "", **options):
     else:
         chosen = _named(alias, model, path)
         chosen.require(f"{alias}:{path}")  # before the model loads
-    return chosen.build(model=model, alias=alias, **options)
+    encoder = chosen.build(model=model, alias=alias, **options)
+    route = route_of(model)
+    if route is None:
+        return encoder
+    # a student routed by language: the model it routes beside runs on the same engine
+    default = _e5_family(route["default"], path if path else chosen.name, **options)
+    return RoutedEncoder(default, encoder, route["langs"], name=encoder.name)
 
 
 def preferred_engine(model: str, options: dict, cpu: str | None = None) -> Engine:

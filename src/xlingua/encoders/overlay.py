@@ -78,13 +78,22 @@ def base_identity(base: Path) -> dict:
 
 
 def ship_overlay(model_dir: str | os.PathLike, out: str | os.PathLike, base: Path | None = None,
-                 on: str = BASE) -> dict:
+                 on: str = BASE, route: list[str] | None = None) -> dict:
     """Write `model_dir` (a trained e5-small directory) to `out` as overlay.safetensors +
     manifest.json; `out` appears complete or not at all. Its name is the model's spec name.
-    `on`: the model it overlays, e5-small or a shipped overlay (built from the package)."""
+    `on`: the model it overlays, e5-small or a shipped overlay (built from the package).
+    `route`: languages of a student (`xlingua extend --routed`) that embeds only them, `on`
+    embedding every other text (encoders.routed)."""
     model_dir, out = Path(model_dir), Path(out)
     if out.exists():
         raise FileExistsError(f"{out} exists; remove it or choose another --out")
+    if route is not None:
+        from xlingua.encoders.routed import route_key
+
+        if not route:
+            raise ValueError("--route names the languages the student embeds; got none")
+        for code in route:
+            route_key(code)
     base = Path(base or _base_dir(on))
     identity = base_identity(base)
     layers = student_layers(model_dir, base)
@@ -104,6 +113,7 @@ def ship_overlay(model_dir: str | os.PathLike, out: str | os.PathLike, base: Pat
             "kept_from_base": kept,
             **({"added_pieces": added, "rows_from": {WORD_ROWS: first_new}} if added else {}),
             **({"layers": layers} if layers else {}),
+            **({"route": {"default": on, "langs": list(route)}} if route else {}),
         }
         stamp = _stamp(manifest)
         texts = probe_texts(added)

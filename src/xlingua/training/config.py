@@ -70,6 +70,10 @@ class EvalConfig:
     # figure: top-1 among the other 999, which ranks students as Tatoeba does (docs/xlingua-mini.md)
     l10n_limit: int | None = None
     select: str = "mean"
+    # a frozen model (an encoder spec) that embeds the English or pivot side of every retrieval set,
+    # once, instead of the model in training: for a student routed beside its teacher by language
+    # (`xlingua extend --routed`), which only ever embeds the new languages' side
+    pivot_model: str | None = None
 
     def _kinds(self) -> dict[str, list]:
         """{kind of retrieval set: its languages}, in the order the evaluator builds them."""

@@ -52,15 +52,28 @@ class DevEvaluator(RetrievalEvaluator):
         if empty:  # caught before training starts, not at the first evaluation
             raise ValueError(f"dev set(s) {empty} have fewer than 2 pairs: choose other eval languages")
         super().__init__(sets, margin=margin, main_score=config.select)
+        self.pivots = None  # {set name: the pivot side's vectors} when a frozen model embeds that side
+        if config.pivot_model:
+            from xlingua.encoders.loading import load_encoder
+
+            fixed = load_encoder(config.pivot_model)
+            pivots = {**{k: b for k, (_, b) in sets.items()}, **{f"lowres_{l}": ys for l, (_, ys, _) in self.lowres.items()}}
+            self.pivots = {k: self.embed(fixed, ys) for k, ys in pivots.items()}
 
     def __bool__(self) -> bool:
         return bool(self.sets or self.lowres)
+
+    def accuracies(self, model) -> dict[str, float]:
+        if self.pivots is None:
+            return super().accuracies(model)
+        return {k: dev_accuracy(self.embed(model, a), self.pivots[k], self.margin) for k, (a, _) in self.sets.items()}
 
     def __call__(self, model) -> dict[str, float]:
         found = self.accuracies(model)
         whole = {}
         for lang, (xs, ys, rows) in self.lowres.items():
-            x, y = self.embed(model, xs), self.embed(model, ys)
+            x = self.embed(model, xs)
+            y = self.embed(model, ys) if self.pivots is None else self.pivots[f"lowres_{lang}"]
             whole[f"lowres_{lang} all"] = dev_accuracy(x, y, self.margin)
             # the non-Bible pairs alone where Bible pairs are beside them: verses' names and numbers find
             # their translation, which flatters the whole slice's figure

@@ -31,14 +31,25 @@ def _rounded(row: dict) -> dict:
     return {k: round(v, 2) if k in (FWD, BWD) else v for k, v in row.items()}
 
 
+def _pivots(encoder, pairs: list) -> np.ndarray:
+    """The pivot side's rows, each pivot language embedded as that language (a routed model
+    embeds it by the model its student routes beside)."""
+    out = None
+    for pivot in sorted({p.pivot_lang for p in pairs}):
+        rows = [i for i, p in enumerate(pairs) if p.pivot_lang == pivot]
+        vecs = np.asarray(encoder.encode([pairs[i].pivot for i in rows], lang=pivot))
+        out = np.zeros((len(pairs), vecs.shape[1]), dtype=np.float32) if out is None else out
+        out[rows] = vecs
+    return out
+
+
 def lowres_report(encoder, dev: dict[str, list]) -> dict:
     """{"langs": {lang: {"pairs", "pivots", FWD, BWD, "domains": {domain: {"pairs", FWD, BWD}}}},
     "mean": {"langs", FWD, BWD}, "domains": {domain: mean over the languages that have it}}, error
-    % of `encoder` (anything with `encode(texts)`) on `dev` (data.lowres.dev_by_language)."""
+    % of `encoder` (anything with `encode(texts, lang=)`) on `dev` (data.lowres.dev_by_language)."""
     langs, whole, per_domain = {}, [], {d: [] for d in DOMAINS}
     for lang, pairs in dev.items():
-        scores = cosine_matrix(np.asarray(encoder.encode([p.text for p in pairs])),
-                               np.asarray(encoder.encode([p.pivot for p in pairs])))
+        scores = cosine_matrix(np.asarray(encoder.encode([p.text for p in pairs], lang=lang)), _pivots(encoder, pairs))
         row = _errors(scores)
         whole.append(row)
         domains = {}

@@ -15,7 +15,7 @@ LIMIT = 500  # pairs per language: every NLLB-Seed dev slice whole
 def dev_report(encoder, langs: list[str], pair_files: dict[str, str] | None = None,
                strip_harakat: bool = False) -> dict[str, dict]:
     """{lang: {"pairs", "xx->en", "en->xx"}} error % (100 - top-1 accuracy, cosine) of `encoder`
-    (anything with `encode(texts)`); a language in `pair_files` is read from its file's dev slice.
+    (anything with `encode(texts, lang=)`); a language in `pair_files` is read from its file's dev slice.
     With `strip_harakat`, the non-English side is read without its Arabic-script vowel marks (as
     text typed without them comes), and each row also counts the sentences that changed."""
     from xlingua.data.arabic import strip_harakat as strip
@@ -31,7 +31,8 @@ def dev_report(encoder, langs: list[str], pair_files: dict[str, str] | None = No
             stripped = [strip(x) for x in xs]
             row["stripped"] = sum(a != b for a, b in zip(xs, stripped))
             xs = stripped
-        fwd, bwd = retrieval_accuracy(cosine_matrix(np.asarray(encoder.encode(xs)), np.asarray(encoder.encode(ys))))
+        fwd, bwd = retrieval_accuracy(cosine_matrix(np.asarray(encoder.encode(xs, lang=lang)),
+                                                    np.asarray(encoder.encode(ys, lang="en"))))
         out[lang] = {"pairs": len(xs), "xx->en": round(100 - fwd, 2), "en->xx": round(100 - bwd, 2), **row}
     return out
 

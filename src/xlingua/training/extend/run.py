@@ -65,6 +65,7 @@ class ExtendOptions:
     lowres: bool = False            # the new languages are the low-resource corpus's (data.lowres)
     dropout: float | None = None    # the model's dropout while training (None: its own)
     strip_harakat: bool = False     # each Arabic-script pair also trains as a copy without harakat
+    routed: bool = False            # a student for the new languages alone, routed beside the teacher by language
 
 
 def trainable_spec(spec: str) -> str:
@@ -101,6 +102,9 @@ def check(opts: ExtendOptions) -> tuple[list[str], dict[str, str]]:
         raise ValueError("--spare-known chooses among the new pieces: it needs --new-pieces")
     if opts.pieces_lr and not opts.new_pieces:
         raise ValueError("--pieces-lr is the rate of the new pieces' rows: it needs --new-pieces")
+    if opts.routed and (opts.mix or opts.sts or opts.rows_only or opts.rank_against != "teacher"):
+        raise ValueError("--routed trains a student that only embeds the new languages, beside the unchanged "
+                         "model: it takes no --mix, --sts, --rows-only or --rank-against student")
     if opts.lowres and opts.pairs is not None:
         raise ValueError("--pairs trains on your own file, --lowres on the low-resource corpus: give one of them")
     langs = resolve_lowres_langs(opts.langs) if opts.lowres else resolve_langs(opts.langs, opts.pairs)
@@ -152,6 +156,10 @@ def extend(opts: ExtendOptions, echo: Callable[[str], None] = print, show_progre
                           override=tuple(config.to_dict()))
     best = out / "best"
     encoder = load_encoder(str(best))
+    if opts.routed:  # the student embeds the new languages, the start model everything else
+        from xlingua.encoders.routed import RoutedEncoder
+
+        encoder = RoutedEncoder(load_encoder(opts.model), encoder, langs)
     after = dev_report(encoder, watched, pair_files)
     lowres_after = lowres_report(encoder, dev_by_language(lowres)) if lowres else None
     _echo_reports(echo, watched, before, lowres_after, after)
@@ -169,10 +177,10 @@ def report_langs(opts: ExtendOptions, langs: list[str], pair_files: dict[str, st
     from xlingua.data.general import dev_langs, general_root
 
     have = dev_langs() if general_root().is_dir() else {}  # a user's --pairs alone needs no corpus
+    keep = [] if opts.routed else [l for l in opts.keep_dev if l in have and l not in langs]
     if opts.lowres:
-        return [l for l in opts.keep_dev if l in have and l not in langs]
-    return [l for l in langs if l in pair_files or l in have] + \
-           [l for l in opts.keep_dev if l in have and l not in langs]
+        return keep
+    return [l for l in langs if l in pair_files or l in have] + keep
 
 
 def build_config(opts: ExtendOptions, langs: list[str], pair_files: dict[str, str], student: str,
@@ -194,7 +202,8 @@ def build_config(opts: ExtendOptions, langs: list[str], pair_files: dict[str, st
     # recorded before they were options, so that those runs resume
     if opts.rank_against != "student":
         options["rank_against"] = opts.rank_against
-    if opts.rows_only:  # English holds no new piece: it embeds as the teacher's, so skip its pass
+    # English holds no new piece (rows only), or the teacher embeds it (routed): skip the student's pass
+    if opts.rows_only or opts.routed:
         options["student_english"] = False
     harakat = {"strip_harakat": True} if opts.strip_harakat else {}  # every pair spec of both tasks
     data = [{"type": "own_pairs", "path": path, "lang": lang, **harakat} for lang, path in pair_files.items()]
@@ -230,7 +239,8 @@ def build_config(opts: ExtendOptions, langs: list[str], pair_files: dict[str, st
         **({"freeze": list(BODY)} if opts.rows_only else {}),
         # "mean" spans the low-resource slices too, each by its non-Bible figure where it has one
         "eval": {"general_langs": [l for l in watched if l not in pair_files], "pair_files": pair_files,
-                 **({"lowres_langs": langs} if opts.lowres else {}), "limit": LIMIT, "select": "mean"},
+                 **({"lowres_langs": langs} if opts.lowres else {}), "limit": LIMIT, "select": "mean",
+                 **({"pivot_model": teacher} if opts.routed else {})},
     }
     return config_from_dict(recipe, where="xlingua extend")
 

@@ -1,0 +1,87 @@
+"""A model that routes by language, LASER3's way (Heffernan et al. 2022): a student trained for a
+group of languages (`xlingua extend --routed`) embeds text in those languages; the model it was
+distilled from embeds everything else, English included. Text in any other language, or given
+without a language, embeds exactly as that model's, so training the student cannot cost them.
+
+A shipped student says so in its manifest (`route`: the model it routes beside and its
+languages, `xlingua ship --route`); loading it by name builds both on the same engine
+(bundled.py). Codes are matched as `normalize_lang` reads them, ISO 639-1 or -3 and an optional
+script: `kab`, `gla` for `gd`, `ayr_Latn` for `ay`; a language the route names with a script
+(`mni-Latn`) takes only codes that name that script."""
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from xlingua.encoders.base import Encoder
+from xlingua.data.langs import normalize_lang
+
+#: ISO 639-3 (and macrolanguage) codes of the routed languages that also have an ISO 639-1 code,
+#: as the evaluation sets and FLORES write them
+ISO3_TO_1 = {"aym": "ay", "ayr": "ay", "bam": "bm", "ewe": "ee", "gla": "gd", "kur": "ku", "kmr": "ku",
+             "lug": "lg", "orm": "om", "gaz": "om", "wol": "wo", "yor": "yo", "din": "dik"}
+_SCRIPT = re.compile(r"^[A-Z][a-z]{3}$")
+
+
+def route_key(lang: str | None) -> tuple[str, str | None] | None:
+    """(base code, script or None) of a language code, as routes compare them; None for none."""
+    if not lang:
+        return None
+    base = normalize_lang(lang)
+    parts = re.split(r"[-_]", lang.strip())[1:]
+    script = next((p.title() for p in parts if _SCRIPT.match(p.title()) and len(p) == 4), None)
+    return ISO3_TO_1.get(base, base), script
+
+
+def routes_to(lang: str | None, langs: list[str]) -> bool:
+    """Whether text in `lang` goes to a student of `langs` (codes as `xlingua extend` names them:
+    `kab`, `mni-Latn`). A route without a script takes its language in any script or none; a
+    route with one takes only codes naming that script."""
+    key = route_key(lang)
+    if key is None:
+        return False
+    for code in langs:
+        base, script = route_key(code)
+        if key[0] == base and (script is None or key[1] == script):
+            return True
+    return False
+
+
+class RoutedEncoder(Encoder):
+    """`student` for text in `langs`, `default` for every other language and for text without one."""
+
+    uses_lang = True  # the language is part of a cached vector's key (encoders.cache)
+
+    def __init__(self, default: Encoder, student: Encoder, langs: list[str], name: str | None = None):
+        if default.dim != student.dim:
+            raise ValueError(f"a routed student embeds in {student.dim} dimensions, its model in {default.dim}")
+        for code in langs:
+            route_key(code)  # an unknown code fails here, not at the first text
+        self.default, self.student, self.langs = default, student, list(langs)
+        self.dim, self.normalized = default.dim, default.normalized and student.normalized
+        self.name = name or student.name
+
+    def pick(self, lang: str | None) -> Encoder:
+        return self.student if routes_to(lang, self.langs) else self.default
+
+    def encode(self, texts, lang=None, batch_size=64, show_progress=False) -> np.ndarray:
+        return self.pick(lang).encode(texts, lang=lang, batch_size=batch_size, show_progress=show_progress)
+
+    def _encode_batch(self, texts: list[str], lang: str | None) -> np.ndarray:
+        return self.pick(lang).encode(texts, lang=lang)
+
+    def fingerprint(self) -> str:
+        return f"{self.default.fingerprint()}|{','.join(self.langs)}>{self.student.fingerprint()}"
+
+
+def route_of(model: str) -> dict | None:
+    """The route a shipped model's manifest declares ({"default": NAME, "langs": [...]}), or None."""
+    from xlingua.encoders.loading import SHIPPED_ON_E5
+
+    if model not in SHIPPED_ON_E5:
+        return None
+    from xlingua.encoders.manifest import read_manifest
+    from xlingua.encoders.model_packages import model_dir
+
+    return (read_manifest(model_dir(model)) or {}).get("route")
