@@ -5,6 +5,7 @@ import pytest
 
 from xlingua.encoders.base import Encoder
 from xlingua.encoders.cache import CachedEncoder
+from xlingua.encoders.manifest import same_vectors
 from xlingua.encoders.routed import RoutedEncoder, route_key, routes_to
 
 
@@ -46,6 +47,8 @@ def test_the_student_embeds_its_languages_and_the_model_everything_else(tmp_path
     assert routed.encode(texts, lang="en").tolist() == [[1, 0, 0]] * 2
     assert routed.encode(texts).tolist() == [[1, 0, 0]] * 2
     assert routed.fingerprint() not in (default.fingerprint(), student.fingerprint())
+    # what was fitted on the default's vectors (QE heads, meaning models) reads every other text as before
+    assert same_vectors(routed.fingerprint(), "default") and not same_vectors(routed.fingerprint(), "student")
     # one text cached in two languages: two rows, each its route's
     cached = CachedEncoder(routed, cache_dir=tmp_path)
     assert cached.encode(["Azul"], lang="kab").tolist() == [[0, 1, 0]]

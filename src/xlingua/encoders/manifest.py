@@ -103,8 +103,16 @@ OPENVINO_DIR, OV_INT8_DIR = "openvino", "ov-int8"
 ENGINE_DIR_PREFIXES = (f"{OPENVINO_DIR}-", f"{OV_INT8_DIR}-")
 
 
+#: what a model routed by language (encoders.routed) appends to its default model's fingerprint:
+#: `DEFAULT|route:LANGS>STUDENT`
+ROUTE_MARK = "|route:"
+
+
 def model_fingerprint(fingerprint: str) -> str:
-    """An encoder fingerprint without the conversion an engine appends (`...|openvino-MODEL-KEY`)."""
+    """An encoder fingerprint without the conversion an engine appends (`...|openvino-MODEL-KEY`)
+    and, for a model routed by language, without its route: every text outside the route (what a
+    head or a meaning model was fitted on) embeds as the default model's."""
+    fingerprint = fingerprint.partition(ROUTE_MARK)[0]
     head, sep, last = fingerprint.rpartition("|")
     return head if sep and last.startswith(ENGINE_DIR_PREFIXES) else fingerprint
 

@@ -15,6 +15,7 @@ import re
 import numpy as np
 
 from xlingua.encoders.base import Encoder
+from xlingua.encoders.manifest import ROUTE_MARK
 from xlingua.data.langs import normalize_lang
 
 #: ISO 639-3 (and macrolanguage) codes of the routed languages that also have an ISO 639-1 code,
@@ -62,6 +63,13 @@ class RoutedEncoder(Encoder):
         self.dim, self.normalized = default.dim, default.normalized and student.normalized
         self.name = name or student.name
 
+    def __getattr__(self, name: str):
+        # what is not routed (tokenizer, max_length, the engine's settings) is the default model's,
+        # so code that reads them sees the model every other language is embedded by
+        if name in ("default", "student", "langs") or name.startswith("__"):
+            raise AttributeError(name)
+        return getattr(self.default, name)
+
     def pick(self, lang: str | None) -> Encoder:
         return self.student if routes_to(lang, self.langs) else self.default
 
@@ -72,7 +80,7 @@ class RoutedEncoder(Encoder):
         return self.pick(lang).encode(texts, lang=lang)
 
     def fingerprint(self) -> str:
-        return f"{self.default.fingerprint()}|{','.join(self.langs)}>{self.student.fingerprint()}"
+        return f"{self.default.fingerprint()}{ROUTE_MARK}{','.join(self.langs)}>{self.student.fingerprint()}"
 
 
 def route_of(model: str) -> dict | None:
