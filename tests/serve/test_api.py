@@ -277,3 +277,17 @@ async def _raw(app, body: bytes, hang_up_after: float | None) -> int:
 
     await app(scope, receive, send)
     return status.get("code")
+
+
+def test_the_texts_language_reaches_a_model_routed_by_language():
+    from tests.encoders.test_routed import Constant
+    from xlingua.encoders.routed import RoutedEncoder
+
+    routed = RoutedEncoder(Constant([1, 0, 0], "default"), Constant([0, 1, 0], "student"), ["kab"])
+    app = create_app(routed, ServeConfig("routed"))
+    assert request(app, "POST", "/embed", json={"inputs": ["Azul"], "lang": "kab"}).json() == [[0, 1, 0]]
+    assert request(app, "POST", "/embed", json={"inputs": ["Azul"]}).json() == [[1, 0, 0]]
+    got = request(app, "POST", "/v1/embeddings", json={"input": ["Azul", "Tanemmirt"], "lang": "kab"}).json()
+    assert [d["embedding"] for d in got["data"]] == [[0, 1, 0]] * 2
+    bad = request(app, "POST", "/embed", json={"inputs": ["Azul"], "lang": "zz"})
+    assert bad.status_code == 422 and "unknown language code 'zz'" in bad.text

@@ -22,6 +22,7 @@ class EmbeddingsRequest(RequestBody):
     encoding_format: Literal["float", "base64"] = "float"
     dimensions: int | None = Field(None, ge=1)
     user: str | None = None
+    lang: str | None = None  # the texts' language (not OpenAI's): a model routed by language reads it
 
 
 @router.post("/v1/embeddings", dependencies=AUTH)
@@ -35,7 +36,7 @@ async def embeddings(body: EmbeddingsRequest, request: Request,
     if body.dimensions is not None and body.dimensions > dim:
         raise APIError(422, f"dimensions must be at most {dim}", "invalid_value", "dimensions")
     items = state.texts(body.input, "input")
-    result = await state.embed(request, items)
+    result = await state.embed(request, items, body.lang)
     vecs = result.vectors
     if body.dimensions is not None:  # OpenAI's shortening: cut, then L2-normalize again
         vecs = normalized(vecs[:, : body.dimensions])

@@ -87,7 +87,15 @@ class ServerState:
                            f"{self.config.max_chars:,}", "item_too_long", where)
 
     async def embed(self, request: Request, items: list[str], lang: str | None = None):
-        """The batcher's answer for `items`; the queued work is dropped if the client hangs up."""
+        """The batcher's answer for `items` (in language `lang`, which a model routed by language
+        reads); the queued work is dropped if the client hangs up."""
+        if lang is not None:
+            from xlingua.data.langs import normalize_lang
+
+            try:
+                normalize_lang(lang)
+            except ValueError as exc:
+                raise APIError(422, str(exc), "invalid_value", "lang") from None
         try:
             job = self.batcher.submit(items, lang)
         except Overloaded as exc:

@@ -24,6 +24,7 @@ class EmbedRequest(RequestBody):
     truncation_direction: Literal["right", "Right", "left", "Left"] = "right"
     dimensions: int | None = Field(None, ge=1)
     prompt_name: str | None = None
+    lang: str | None = None  # the texts' language (not TEI's): a model routed by language reads it
 
 
 class SimilarityInputs(RequestBody):
@@ -55,7 +56,7 @@ async def tei_embed(body: EmbedRequest, request: Request, state: ServerState = S
             raise APIError(422, "truncation_direction left is not supported: texts are cut at "
                            "the end", "invalid_value", "truncation_direction")
         items = [toks.truncate(encoder, t) for t in items]
-    vecs = (await state.embed(request, items)).vectors[:, : body.dimensions]
+    vecs = (await state.embed(request, items, body.lang)).vectors[:, : body.dimensions]
     return JSONResponse((normalized(vecs) if body.normalize else vecs).tolist())
 
 
