@@ -61,3 +61,17 @@ def test_a_student_of_another_size_is_refused():
         small = Constant([1, 0], "s")
         small.dim = 2
         RoutedEncoder(Constant([1, 0, 0], "a"), small, ["kab"])
+
+
+def test_a_student_given_as_a_builder_is_built_once_when_text_first_routes_to_it():
+    built = []
+
+    def build():
+        built.append(1)
+        return Constant([0, 1, 0], "student")
+
+    routed = RoutedEncoder(Constant([1, 0, 0], "default"), build, ["kab"], student_id="student@abc")
+    assert routed.encode(["Hello"], lang="en").tolist() == [[1, 0, 0]]
+    assert routed.fingerprint() == "default|route:kab>student@abc" and built == []
+    assert routed.encode(["Azul"], lang="kab").tolist() == [[0, 1, 0]]
+    assert routed.encode(["Azul"], lang="kab").tolist() == [[0, 1, 0]] and built == [1]

@@ -10,7 +10,7 @@ def embed_command(
     inputs: list[str] = typer.Argument(..., help="Text files (plain or .gz), one sentence a line; pipes such as <(zcat x.gz) work, and - for stdin."),
     output: str = option(..., "--output", help="OUT.npy, or a directory with --shard-size."),
     model: str = MODEL_OPTION,
-    lang: str = option(None, "--lang", help="Language code of the input (for encoders that use it)."),
+    lang: str = option(None, "--lang", help="Language code of the input: a model routed by language embeds the languages of its student by the student (xlingua extend --routed), every other text as its default model."),
     dtype: str = typer.Option("float32", help="float32 | float16."),
     batch_size: int = typer.Option(None, help="Sentences per batch for encoders batched by count (default: the encoder's; the bundled paths batch by a token budget and ignore it)."),
     shard_size: int = typer.Option(None, help="Write OUT/ as shards of N rows + index.json; a rerun resumes."),

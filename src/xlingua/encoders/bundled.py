@@ -83,13 +83,14 @@ def _e5_family(alias: str, path: str = "", **options):
     else:
         chosen = _named(alias, model, path)
         chosen.require(f"{alias}:{path}")  # before the model loads
-    encoder = chosen.build(model=model, alias=alias, **options)
     route = route_of(model)
     if route is None:
-        return encoder
-    # a student routed by language: the model it routes beside runs on the same engine
-    default = _e5_family(route["default"], path if path else chosen.name, **options)
-    return RoutedEncoder(default, encoder, route["langs"], name=encoder.name)
+        return chosen.build(model=model, alias=alias, **options)
+    # a student routed by language: the model it routes beside runs on the same engine, and the
+    # student is built when text first routes to it
+    default = _e5_family(route["default"], chosen.name, **options)
+    return RoutedEncoder(default, partial(chosen.build, model=model, alias=alias, **options), route["langs"],
+                         name=f"{alias}:{chosen.name}", student_id=f"{model}:{chosen.name}|{route['sha256'][:16]}")
 
 
 def preferred_engine(model: str, options: dict, cpu: str | None = None) -> Engine:

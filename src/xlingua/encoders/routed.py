@@ -50,23 +50,39 @@ def routes_to(lang: str | None, langs: list[str]) -> bool:
 
 
 class RoutedEncoder(Encoder):
-    """`student` for text in `langs`, `default` for every other language and for text without one."""
+    """`student` for text in `langs`, `default` for every other language and for text without one.
+    `student` may be a function that builds it: it is then built when text first routes to it,
+    so a run that never names those languages loads one model, not two; `student_id` then names
+    it in the fingerprint (the model, its engine and its weights' checksum)."""
 
     uses_lang = True  # the language is part of a cached vector's key (encoders.cache)
 
-    def __init__(self, default: Encoder, student: Encoder, langs: list[str], name: str | None = None):
-        if default.dim != student.dim:
-            raise ValueError(f"a routed student embeds in {student.dim} dimensions, its model in {default.dim}")
+    def __init__(self, default: Encoder, student, langs: list[str], name: str | None = None,
+                 student_id: str | None = None):
         for code in langs:
             route_key(code)  # an unknown code fails here, not at the first text
-        self.default, self.student, self.langs = default, student, list(langs)
-        self.dim, self.normalized = default.dim, default.normalized and student.normalized
-        self.name = name or student.name
+        self.default, self.langs = default, list(langs)
+        self._student, self._student_id = student, student_id
+        if isinstance(student, Encoder):
+            self._check(student)
+        self.dim, self.normalized = default.dim, default.normalized
+        self.name = name or getattr(student, "name", default.name)
+
+    def _check(self, student: Encoder) -> Encoder:
+        if student.dim != self.default.dim:
+            raise ValueError(f"a routed student embeds in {student.dim} dimensions, its model in {self.default.dim}")
+        return student
+
+    @property
+    def student(self) -> Encoder:
+        if not isinstance(self._student, Encoder):
+            self._student = self._check(self._student())
+        return self._student
 
     def __getattr__(self, name: str):
         # what is not routed (tokenizer, max_length, the engine's settings) is the default model's,
         # so code that reads them sees the model every other language is embedded by
-        if name in ("default", "student", "langs") or name.startswith("__"):
+        if name in ("default", "langs", "_student", "_student_id") or name.startswith("__"):
             raise AttributeError(name)
         return getattr(self.default, name)
 
@@ -80,11 +96,13 @@ class RoutedEncoder(Encoder):
         return self.pick(lang).encode(texts, lang=lang)
 
     def fingerprint(self) -> str:
-        return f"{self.default.fingerprint()}{ROUTE_MARK}{','.join(self.langs)}>{self.student.fingerprint()}"
+        student = self._student_id or self.student.fingerprint()
+        return f"{self.default.fingerprint()}{ROUTE_MARK}{','.join(self.langs)}>{student}"
 
 
 def route_of(model: str) -> dict | None:
-    """The route a shipped model's manifest declares ({"default": NAME, "langs": [...]}), or None."""
+    """The route a shipped model's manifest declares ({"default": NAME, "langs": [...]}, and the
+    SHA-256 of its weights as "sha256"), or None."""
     from xlingua.encoders.loading import SHIPPED_ON_E5
 
     if model not in SHIPPED_ON_E5:
@@ -92,4 +110,8 @@ def route_of(model: str) -> dict | None:
     from xlingua.encoders.manifest import read_manifest
     from xlingua.encoders.model_packages import model_dir
 
-    return (read_manifest(model_dir(model)) or {}).get("route")
+    from xlingua.encoders.overlay import OVERLAY_FILE
+
+    manifest = read_manifest(model_dir(model)) or {}
+    route = manifest.get("route")
+    return None if route is None else {**route, "sha256": manifest["files"][OVERLAY_FILE]}
