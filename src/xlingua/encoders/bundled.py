@@ -53,6 +53,10 @@ VERSION_HELP = {
     "v6": "v5 with rows for 690 Arabic-script tokenizer pieces learned on Acehnese, Banjar and Central Kanuri "
           "with and without their vowel marks, shipped as an overlay on v5; every text without those pieces "
           "embeds exactly as v5",
+    "v7": "v6 with a student routed by language (LASER3's way): text given as Aymara, Bambara, Fon, Luganda, "
+          "Mossi, Oromo, Wolof or Yoruba (lang=, --lang) is embedded by a student trained on the low-resource "
+          "corpus; every other text, and text given without a language, embeds exactly as v6 (shipped as an "
+          "overlay on v6)",
 }
 
 _HELP = {

@@ -2,7 +2,7 @@
 wheel holds code only; the models ship as wheels of their own (packages/ in the source tree):
 
   xlingua-models-small   xlingua-small, xlingua-small-v2, xlingua-small-v3, xlingua-small-v4, xlingua-small-v5,
-                         xlingua-small-v6, meaning-bundled
+                         xlingua-small-v6, xlingua-small-v7, meaning-bundled
   xlingua-models-qe      xlingua-qe, qe-small, qe-cross
   xlingua-models-static  static-small
 
@@ -27,7 +27,7 @@ MANIFEST = "manifest.json"  # what every model directory holds (xlingua.encoders
 #: the models xlingua ships, by the distribution that holds them (what `pip install` takes)
 PROVIDERS = {
     "xlingua-models-small": ("xlingua-small", "xlingua-small-v2", "xlingua-small-v3", "xlingua-small-v4",
-                             "xlingua-small-v5", "xlingua-small-v6", "meaning-bundled"),
+                             "xlingua-small-v5", "xlingua-small-v6", "xlingua-small-v7", "meaning-bundled"),
     "xlingua-models-qe": ("xlingua-qe", "qe-small", "qe-cross"),
     "xlingua-models-static": ("static-small",),
 }
