@@ -205,12 +205,17 @@ def test_e5_small_is_bundled_under_its_own_name(torch_encoder, converted):
 
 def test_bundled_is_fingerprinted_as_the_model_it_names():
     from xlingua.encoders.loading import BUNDLED, load_encoder
+    from xlingua.encoders.manifest import ROUTE_MARK
 
     # `bundled` keeps its own name but shares the named model's fingerprint: one cache for both
     for path in ("torch", "bf16"):
         bundled, named = load_encoder(f"bundled:{path}"), load_encoder(f"{BUNDLED}:{path}")
         assert bundled.name == f"bundled:{path}" and bundled.path == named.path
-        assert bundled.fingerprint() == named.fingerprint() and bundled.fingerprint().startswith(f"{BUNDLED}:{path}|")
+        fingerprint = bundled.fingerprint()
+        assert fingerprint == named.fingerprint()
+        # a model routed by language: its default's fingerprint, then the route to it
+        default, _, route = fingerprint.partition(ROUTE_MARK)
+        assert (route.partition(">")[2] if route else default).startswith(f"{BUNDLED}:{path}|")
 
 
 def test_the_default_reads_every_text_without_its_new_scripts_as_xlingua_small():

@@ -22,6 +22,7 @@ def built(monkeypatch):
     table = {e.name: dataclasses.replace(e, build=lambda name=e.name, **o: (name, o.get("model"), o.get("alias")))
              for e in engines.engines()}
     monkeypatch.setattr(engines, "_ENGINES", table)
+    monkeypatch.setattr(bundled, "route_of", lambda model: None)  # routing: test_routed.py, test_overlay.py
     return table
 
 
