@@ -26,6 +26,11 @@ def ship_command(
 
     on = unpinned(on)  # the manifest names the model directory a pinned version ships as
     langs = None if route is None else [c.strip() for c in route.split(",") if c.strip()]
+    if langs:
+        from xlingua.encoders.routed import route_key
+
+        for code in langs:
+            route_key(code)  # an unknown code is refused before anything is written
     m = ship_overlay(model_dir, out, on=on, route=langs)
     kept = m["kept_from_base"]
     kept = "nothing" if not kept else ", ".join(kept) if len(kept) <= 4 else f"{len(kept)} tensors"

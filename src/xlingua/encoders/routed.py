@@ -102,7 +102,7 @@ class RoutedEncoder(Encoder):
 
 def route_of(model: str) -> dict | None:
     """The route a shipped model's manifest declares ({"default": NAME, "langs": [...]}, and the
-    SHA-256 of its weights as "sha256"), or None."""
+    SHA-256 of its weights' file as "sha256"), or None."""
     from xlingua.encoders.loading import SHIPPED_ON_E5
 
     if model not in SHIPPED_ON_E5:
@@ -110,8 +110,6 @@ def route_of(model: str) -> dict | None:
     from xlingua.encoders.manifest import read_manifest
     from xlingua.encoders.model_packages import model_dir
 
-    from xlingua.encoders.overlay import OVERLAY_FILE
-
     manifest = read_manifest(model_dir(model)) or {}
     route = manifest.get("route")
-    return None if route is None else {**route, "sha256": manifest["files"][OVERLAY_FILE]}
+    return None if route is None else {**route, "sha256": min(manifest["files"].values())}
