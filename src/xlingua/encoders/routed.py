@@ -39,14 +39,11 @@ def routes_to(lang: str | None, langs: list[str]) -> bool:
     """Whether text in `lang` goes to a student of `langs` (codes as `xlingua extend` names them:
     `kab`, `mni-Latn`). A route without a script takes its language in any script or none; a
     route with one takes only codes naming that script."""
-    key = route_key(lang)
-    if key is None:
-        return False
-    for code in langs:
-        base, script = route_key(code)
-        if key[0] == base and (script is None or key[1] == script):
-            return True
-    return False
+    return _matches(route_key(lang), [route_key(code) for code in langs])
+
+
+def _matches(key: tuple | None, routes: list[tuple]) -> bool:
+    return key is not None and any(key[0] == base and script in (None, key[1]) for base, script in routes)
 
 
 class RoutedEncoder(Encoder):
@@ -59,8 +56,8 @@ class RoutedEncoder(Encoder):
 
     def __init__(self, default: Encoder, student, langs: list[str], name: str | None = None,
                  student_id: str | None = None):
-        for code in langs:
-            route_key(code)  # an unknown code fails here, not at the first text
+        # parsed once (an unknown code fails here, not at the first text), not at every call
+        self._routes = [route_key(code) for code in langs]
         self.default, self.langs = default, list(langs)
         self._student, self._student_id = student, student_id
         if isinstance(student, Encoder):
@@ -82,12 +79,12 @@ class RoutedEncoder(Encoder):
     def __getattr__(self, name: str):
         # what is not routed (tokenizer, max_length, the engine's settings) is the default model's,
         # so code that reads them sees the model every other language is embedded by
-        if name in ("default", "langs", "_student", "_student_id") or name.startswith("__"):
+        if name in ("default", "langs", "_routes", "_student", "_student_id") or name.startswith("__"):
             raise AttributeError(name)
         return getattr(self.default, name)
 
     def pick(self, lang: str | None) -> Encoder:
-        return self.student if routes_to(lang, self.langs) else self.default
+        return self.student if _matches(route_key(lang), self._routes) else self.default
 
     def encode(self, texts, lang=None, batch_size=64, show_progress=False) -> np.ndarray:
         return self.pick(lang).encode(texts, lang=lang, batch_size=batch_size, show_progress=show_progress)
