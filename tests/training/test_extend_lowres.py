@@ -185,3 +185,41 @@ def test_a_pivot_model_embeds_the_pivot_side_once_for_every_evaluation(lowres_sh
     alone = DevEvaluator(EvalConfig(lowres_langs=["kab"]))(student)
     assert alone["lowres_kab all"] == pytest.approx(dev_accuracy(student.encode(xs), student.encode(ys)))
     assert found["lowres_kab all"] != alone["lowres_kab all"]
+
+
+def test_sources_limit_the_training_pairs_and_leave_the_dev_slices_whole(lowres_shared, tmp_path):
+    opts = options(tmp_path, "model", langs=[], lowres=True, mix=0.0, sts=0.0, sources=["bible"])
+    langs, files = check(opts)
+    data = build_config(opts, langs, files, "model", "model", None).tasks[0].data
+    assert data == {"type": "lowres", "langs": ["ee", "kab"], "sources": ["bible"]}
+    examples = load_examples(data)
+    bible = {(p.text, p.pivot) for p in read_lowres(split="train") if p.source == "bible"}
+    assert examples and {e[:2] for e in examples} == bible
+    assert all(not e[1].startswith("le ") for e in examples)  # no MAFAND (French) pair
+    for bad, message in ((dict(sources=["news"]), "unknown source"), (dict(sources=[]), "unknown source"),
+                         (dict(sources=["bible"], lowres=False, langs=["xx"]), "needs --lowres")):
+        with pytest.raises(ValueError, match=message):
+            check(options(tmp_path, "model", **{"langs": [], "lowres": True, "mix": 0.0, "sts": 0.0, **bad}))
+    res = CliRunner().invoke(app, ["extend", "--lowres", "--routed", "--sources", "bible,bogus", "-o", str(tmp_path / "o")])
+    assert res.exit_code == 2 and "unknown source(s) ['bogus']" in res.output
+
+
+def test_a_started_student_begins_from_the_given_weights_beside_the_unchanged_teacher(lowres_shared, tmp_path):
+    from xlingua.training.config import EvalConfig
+    from xlingua.training.evaluate import DevEvaluator
+
+    teacher = make_tiny_model_dir(tmp_path / "teacher", seed=0)
+    start = make_tiny_model_dir(tmp_path / "start", seed=1)
+    with pytest.raises(FileNotFoundError, match="not a model directory"):
+        check(options(tmp_path, teacher, langs=["kab"], lowres=True, routed=True, mix=0.0, sts=0.0, start=str(tmp_path)))
+    with pytest.raises(ValueError, match="takes no --new-pieces"):
+        check(options(tmp_path, teacher, langs=["kab"], lowres=True, routed=True, mix=0.0, sts=0.0, start=str(start),
+                      new_pieces=10))
+    extend(options(tmp_path, teacher, langs=["kab"], lowres=True, routed=True, mix=0.0, sts=0.0, start=str(start),
+                   max_steps=2, eval_every=2, checkpoint_every=2), echo=lambda *_: None, show_progress=False)
+    records = [json.loads(line) for line in (tmp_path / "run" / "log.jsonl").read_text().splitlines()]
+    first = next(r["eval"] for r in records if r.get("step") == 0 and isinstance(r.get("eval"), dict) and "mean" in r["eval"])
+    judge = DevEvaluator(EvalConfig(lowres_langs=["kab"], pivot_model=str(teacher)))
+    # step 0 is the start model read against the teacher's pivots, not the teacher itself
+    assert first["lowres_kab all"] == pytest.approx(judge(load_encoder(str(start)))["lowres_kab all"])
+    assert first["lowres_kab all"] != pytest.approx(judge(load_encoder(str(teacher)))["lowres_kab all"])

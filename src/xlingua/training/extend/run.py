@@ -66,6 +66,8 @@ class ExtendOptions:
     dropout: float | None = None    # the model's dropout while training (None: its own)
     strip_harakat: bool = False     # each Arabic-script pair also trains as a copy without harakat
     routed: bool = False            # a student for the new languages alone, routed beside the teacher by language
+    start: str | None = None        # the student's first weights (a model directory); None: the model's own
+    sources: list[str] | None = None  # with lowres, the corpus's sources to train on (None = all; dev slices whole)
 
 
 def trainable_spec(spec: str) -> str:
@@ -105,6 +107,19 @@ def check(opts: ExtendOptions) -> tuple[list[str], dict[str, str]]:
     if opts.routed and (opts.mix or opts.sts or opts.rows_only or opts.rank_against != "teacher"):
         raise ValueError("--routed trains a student that only embeds the new languages, beside the unchanged "
                          "model: it takes no --mix, --sts, --rows-only or --rank-against student")
+    if opts.start is not None:
+        if opts.new_pieces:
+            raise ValueError("--start continues a student as it is: it takes no --new-pieces")
+        if not (Path(opts.start) / "config.json").is_file():
+            raise FileNotFoundError(f"--start {opts.start}: not a model directory (no config.json); give a run's best/")
+    if opts.sources is not None:
+        from xlingua.data.lowres import SOURCES
+
+        if not opts.lowres:
+            raise ValueError("--sources names the low-resource corpus's sources: it needs --lowres")
+        unknown = sorted(set(opts.sources) - set(SOURCES))
+        if unknown or not opts.sources:
+            raise ValueError(f"--sources: unknown source(s) {unknown}; known: {', '.join(SOURCES)}")
     if opts.lowres and opts.pairs is not None:
         raise ValueError("--pairs trains on your own file, --lowres on the low-resource corpus: give one of them")
     langs = resolve_lowres_langs(opts.langs) if opts.lowres else resolve_langs(opts.langs, opts.pairs)
@@ -146,7 +161,7 @@ def extend(opts: ExtendOptions, echo: Callable[[str], None] = print, show_progre
     before, lowres_before = _before(opts, watched, pair_files, lowres, out)
     _echo_reports(echo, watched, before, lowres_before)
     teacher = trainable_spec(opts.model)
-    student, base_rows = teacher, None
+    student, base_rows = opts.start or teacher, None
     if opts.new_pieces:
         student, base_rows = start_with_pieces(opts, langs, pair_files, teacher, out / START, echo)
     config = build_config(opts, langs, pair_files, student, teacher, base_rows)
@@ -209,7 +224,7 @@ def build_config(opts: ExtendOptions, langs: list[str], pair_files: dict[str, st
     data = [{"type": "own_pairs", "path": path, "lang": lang, **harakat} for lang, path in pair_files.items()]
     in_corpus = [l for l in langs if l in corpus]
     if opts.lowres:  # the pivot side (English or French) stands where English stands
-        data = {"type": "lowres", "langs": langs, **harakat}
+        data = {"type": "lowres", "langs": langs, **({"sources": list(opts.sources)} if opts.sources else {}), **harakat}
     elif in_corpus:
         data.insert(0, {"type": "general", "langs": in_corpus, "pair_files": pair_files, **harakat})
     tasks = [{"name": "new", "objective": "laser3", "data": data, "weight": 1.0 - opts.mix - opts.sts,
