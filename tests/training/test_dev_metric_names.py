@@ -98,3 +98,24 @@ def test_lowres_sets_are_chosen_on_their_non_bible_pairs_and_logged_whole(tmp_pa
     assert found["lowres_kab"] == found["lowres_kab all"]  # Bible alone: the whole slice
     assert found["mean"] == found["lowres"] == pytest.approx((found["lowres_kab"] + found["lowres_ee"]) / 2)
     assert found["lowres all"] == pytest.approx((found["lowres_kab all"] + found["lowres_ee all"]) / 2)
+
+
+def test_with_strip_harakat_an_arabic_script_set_is_also_scored_without_its_marks(tmp_path):
+    from xlingua.data.arabic import strip_harakat
+
+    marked = tmp_path / "knc.tsv"
+    marked.write_text("".join(f"كَتَبَ {i} بَيْتٌ\tsentence {i}\n" for i in range(30)), encoding="utf-8")
+    config = EvalConfig(pair_files={"knc-Arab": str(marked), "xx": str(own_pairs(tmp_path / "own.tsv"))}, limit=12,
+                        strip_harakat=True)
+    (evaluator,) = dev_evaluators(config.check())
+    xs, ys = evaluator.sets["pairs_knc-Arab"]
+    # the Latin-script set has no twin; the Arabic one is read again without its harakat, beside the same English
+    assert set(evaluator.sets) == {"pairs_knc-Arab", "pairs_xx", "pairs_knc-Arab stripped"}
+    assert evaluator.sets["pairs_knc-Arab stripped"] == ([strip_harakat(x) for x in xs], ys)
+    assert all(a != b for a, b in zip(xs, evaluator.sets["pairs_knc-Arab stripped"][0]))
+    found = evaluator(Hashed())
+    assert list(found) == config.metric_names()
+    assert found["mean"] == pytest.approx(np.mean([found[k] for k in ("pairs_knc-Arab", "pairs_xx", "pairs_knc-Arab stripped")]))
+    # without the option nothing is added
+    (plain,) = dev_evaluators(EvalConfig(pair_files={"knc-Arab": str(marked)}, limit=12))
+    assert set(plain.sets) == {"pairs_knc-Arab"} and "pairs_knc-Arab stripped" not in plain.config.metric_names()

@@ -408,6 +408,9 @@ def test_strip_harakat_doubles_the_arabic_script_pairs_of_both_tasks(toy_shared,
     assert all("strip_harakat" not in str(d) for d in data().values())
     both = data(strip_harakat=True)
     assert all(d["strip_harakat"] for d in both["new"]) and both["keep"]["strip_harakat"]
+    # and the dev choice reads the Arabic-script slices both ways
+    assert build_config(options(tmp_path, "model", strip_harakat=True), ["xx"], {}, "model", "teacher", None).eval.strip_harakat
+    assert not build_config(options(tmp_path, "model"), ["xx"], {}, "model", "teacher", None).eval.strip_harakat
 
 
 def test_strip_harakat_learns_the_pieces_of_the_text_without_its_marks_too(toy_shared, tmp_path):

@@ -29,7 +29,7 @@ def extend_command(
     lr: float = typer.Option(5e-5, "--lr", help="Peak learning rate."),
     pieces_lr: float = typer.Option(0.0, "--pieces-lr", help="Peak learning rate of the new pieces' embedding rows, which start as averages of their characters (0 = --lr)."),
     dropout: float = typer.Option(None, "--dropout", help="The model's dropout rate while training (default: its own, 0.1 for e5). 0 also makes bf16 training about 1.7x faster on CPU (eager attention)."),
-    strip_harakat: bool = typer.Option(False, "--strip-harakat", help="Also train every Arabic-script pair (new languages and the mix) as a copy without harakat, for text written without vowel marks (with --new-pieces, pieces are learned on the copies too)."),
+    strip_harakat: bool = typer.Option(False, "--strip-harakat", help="Also train every Arabic-script pair (new languages and the mix) as a copy without harakat, for text written without vowel marks (with --new-pieces, pieces are learned on the copies too); the dev choice also reads each Arabic-script dev slice without its marks."),
     eval_every: int = typer.Option(200, "--eval-every", help="Steps between dev evaluations (each keeps the best model so far)."),
     lowres: bool = typer.Option(False, "--lowres", help="Train on the low-resource corpus's train pairs (pivot English or French) and choose the step on its dev slices (non-Bible pairs where a language has them) and the original languages'."),
     sources: str = typer.Option(None, "--sources", help="With --lowres: train on these of the corpus's sources alone, comma-separated (bible, ebible, mafand, globalvoices, hornmt, salt, kurdish-blark; default all). E.g. leave out the non-commercial mafand and kurdish-blark. Dev slices stay whole."),

@@ -22,6 +22,8 @@ SAMPLINGS = ("cycle", "proportional", "weighted")
 MINING = "mining"
 #: the mean of the low-resource dev slices scored whole (Bible pairs included)
 LOWRES_ALL = "lowres all"
+#: the suffix of a set scored without its harakat (EvalConfig.strip_harakat)
+STRIPPED = "stripped"
 
 
 @dataclass
@@ -74,6 +76,9 @@ class EvalConfig:
     # once, instead of the model in training: for a student routed beside its teacher by language
     # (`xlingua extend --routed`), which only ever embeds the new languages' side
     pivot_model: str | None = None
+    # also score each Arabic-script set with its sentences' harakat stripped ("general_knc-Arab
+    # stripped"), counted in the means: a run that trains on stripped copies chooses its step on both readings
+    strip_harakat: bool = False
 
     def _kinds(self) -> dict[str, list]:
         """{kind of retrieval set: its languages}, in the order the evaluator builds them."""
@@ -87,6 +92,11 @@ class EvalConfig:
     def metric_names(self) -> list[str]:
         """The dev metrics this block gives, as the evaluators name them (training.evaluate)."""
         sets = [f"{kind}_{l}" for kind, langs in self._kinds().items() for l in langs]
+        if self.strip_harakat:
+            from xlingua.data.scripts import lang_script
+
+            sets += [f"{kind}_{l} {STRIPPED}" for kind, langs in self._kinds().items() if kind != "lowres"
+                     for l in langs if lang_script(l) == "Arab"]
         names = sets + (["mean", *self.groups()] if sets else [])
         if self.lowres_langs:
             names += [LOWRES_ALL] + [f"lowres_{l} all" for l in self.lowres_langs]

@@ -8,7 +8,7 @@ import numpy as np
 
 from xlingua.data.benchmarks import read_tatoeba
 from xlingua.data.examples import l10n_path, read_pairs
-from xlingua.training.config import LOWRES_ALL, MINING, EvalConfig
+from xlingua.training.config import LOWRES_ALL, MINING, STRIPPED, EvalConfig
 from xlingua.training.evaluators import (Evaluator, MiningEvaluator, QEEvaluator, RetrievalEvaluator, dev_accuracy,
                                          general_dev_pairs, lowres_dev_pairs)
 
@@ -22,6 +22,20 @@ def tatoeba_pairs(lang: str, limit: int | None = None) -> list[tuple[str, str]]:
 
 def _sides(pairs) -> tuple[list[str], list[str]]:
     return [p[0] for p in pairs], [p[1] for p in pairs]
+
+
+def _stripped(sets: dict[str, tuple[list[str], list[str]]]) -> dict[str, tuple[list[str], list[str]]]:
+    """"NAME stripped": each Arabic-script set whose sentences lose a mark, with those read
+    without their harakat (data.arabic), beside the same English or pivot side."""
+    from xlingua.data.arabic import is_arabic_script, strip_harakat
+
+    out = {}
+    for name, (xs, ys) in sets.items():
+        lang = name.partition("_")[2]
+        stripped = [strip_harakat(x) for x in xs]
+        if stripped != xs and is_arabic_script(lang, " ".join(xs[:20])):
+            out[f"{name} {STRIPPED}"] = (stripped, ys)
+    return out
 
 
 class DevEvaluator(RetrievalEvaluator):
@@ -46,6 +60,8 @@ class DevEvaluator(RetrievalEvaluator):
             from xlingua.data.general import read_own_pairs
 
             sets[f"pairs_{lang}"] = _sides([(p.text, p.english) for p in read_own_pairs(path, lang, "dev")][: config.limit])
+        if config.strip_harakat:
+            sets.update(_stripped(sets))
         self.lowres = lowres_dev_pairs(config.lowres_langs) if config.lowres_langs else {}
         empty = [name for name, (a, _) in sets.items() if len(a) < 2]
         empty += [f"lowres_{lang}" for lang in config.lowres_langs if len(self.lowres.get(lang, ((),))[0]) < 2]

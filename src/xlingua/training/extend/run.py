@@ -255,7 +255,8 @@ def build_config(opts: ExtendOptions, langs: list[str], pair_files: dict[str, st
         # "mean" spans the low-resource slices too, each by its non-Bible figure where it has one
         "eval": {"general_langs": [l for l in watched if l not in pair_files], "pair_files": pair_files,
                  **({"lowres_langs": langs} if opts.lowres else {}), "limit": LIMIT, "select": "mean",
-                 **({"pivot_model": teacher} if opts.routed else {})},
+                 **({"pivot_model": teacher} if opts.routed else {}),
+                 **({"strip_harakat": True} if opts.strip_harakat else {})},
     }
     return config_from_dict(recipe, where="xlingua extend")
 
