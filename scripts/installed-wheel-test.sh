@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# What a user who pip-installs xlingua gets: build the xlingua wheel and the three model wheels,
+# What a user who pip-installs xlingua gets: build the xlingua wheel and every model wheel,
 # install them into a fresh venv outside the checkout, and run the command line from a directory
 # outside it, checking that every model loads from that venv. Run by `make test` after pytest.
 set -euo pipefail

@@ -75,14 +75,16 @@ def models_command():
 
 
 def _shipped_rows(names: list[str], here: dict) -> list[tuple[str, str]]:
-    """(name, where) per shipped model; xlingua-small's versions, from one package, as one row."""
+    """(name, where) per shipped model; the versions of xlingua-small that ship in its first
+    version's package as one row, a version in a package of its own on its own row."""
     from xlingua.encoders.loading import SMALL, SMALL_VERSIONS
     from xlingua.encoders.model_packages import provider
 
     def where(name):
         return f"installed: {here[name]}" if name in here else f"not installed: pip install {provider(name)}"
 
-    versions = list(SMALL_VERSIONS.values())
+    first = next(iter(SMALL_VERSIONS.values()))
+    versions = [v for v in SMALL_VERSIONS.values() if provider(v) == provider(first)]
     together = all(v in here for v in versions) or not any(v in here for v in versions)
     rows = []
     for name in names:

@@ -1,10 +1,11 @@
 """Where a shipped model's files are: in a model package installed beside xlingua. The xlingua
 wheel holds code only; the models ship as wheels of their own (packages/ in the source tree):
 
-  xlingua-models-small   xlingua-small, xlingua-small-v2, xlingua-small-v3, xlingua-small-v4, xlingua-small-v5,
-                         xlingua-small-v6, xlingua-small-v7, meaning-bundled
-  xlingua-models-qe      xlingua-qe, qe-small, qe-cross
-  xlingua-models-static  static-small
+  xlingua-models-small     xlingua-small, xlingua-small-v2, xlingua-small-v3, xlingua-small-v4, xlingua-small-v5,
+                           xlingua-small-v6, xlingua-small-v8 (the default), meaning-bundled
+  xlingua-models-small-v7  xlingua-small-v7 (a superseded version with a student of its own)
+  xlingua-models-qe        xlingua-qe, qe-small, qe-cross
+  xlingua-models-static    static-small
 
 Each declares its models as entry points in the group `xlingua.models`: the entry point's name is
 the model's, its value the importable package holding the model's directory, `<package>/<name>/`
@@ -27,7 +28,9 @@ MANIFEST = "manifest.json"  # what every model directory holds (xlingua.encoders
 #: the models xlingua ships, by the distribution that holds them (what `pip install` takes)
 PROVIDERS = {
     "xlingua-models-small": ("xlingua-small", "xlingua-small-v2", "xlingua-small-v3", "xlingua-small-v4",
-                             "xlingua-small-v5", "xlingua-small-v6", "xlingua-small-v7", "meaning-bundled"),
+                             "xlingua-small-v5", "xlingua-small-v6", "xlingua-small-v8", "meaning-bundled"),
+    # a superseded version whose student would take the package above past 100 MB
+    "xlingua-models-small-v7": ("xlingua-small-v7",),
     "xlingua-models-qe": ("xlingua-qe", "qe-small", "qe-cross"),
     "xlingua-models-static": ("static-small",),
 }
