@@ -45,7 +45,8 @@ for wheel in "$DIST"/*.whl; do
     *) [ "$size" -lt 100000000 ] || fail "$(basename "$wheel") is over 100 MB" ;;
   esac
 done
-[ "$(ls "$DIST"/*.whl | wc -l)" -eq 4 ] || fail "expected 4 wheels in $DIST"
+WANT=$(( 1 + $(ls -d "$REPO"/packages/xlingua-models-*/ | wc -l) ))  # the code and each model package
+[ "$(ls "$DIST"/*.whl | wc -l)" -eq "$WANT" ] || fail "expected $WANT wheels in $DIST"
 
 # The CPU build of torch lies on this machine's disk; any other spec pulls a CUDA build.
 "$PY" -m pip install -q torch==2.13.0
