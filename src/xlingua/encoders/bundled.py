@@ -57,8 +57,9 @@ VERSION_HELP = {
           "Mossi, Oromo, Wolof or Yoruba (lang=, --lang) is embedded by a student trained on the low-resource "
           "corpus; every other text, and text given without a language, embeds exactly as v6 (shipped as an "
           "overlay on v6)",
-    "v8": "v6 with v7's student trained further, routed for Aymara, Bambara, Ewe, Fon, Luganda, Mossi, Oromo, Wolof and Yoruba (lang=, --lang); every other text, "
-          "and text given without a language, embeds exactly as v6 (shipped as an overlay on v6)",
+    "v8": "v6 with v7's student trained further, routed for Aymara, Bambara, Ewe, Fon, Luganda, Mossi, Oromo, "
+          "Wolof and Yoruba (lang=, --lang); every other text, and text given without a language, embeds exactly "
+          "as v6 (shipped as an overlay on v6)",
 }
 
 _HELP = {
