@@ -215,11 +215,37 @@ def test_a_started_student_begins_from_the_given_weights_beside_the_unchanged_te
     with pytest.raises(ValueError, match="takes no --new-pieces"):
         check(options(tmp_path, teacher, langs=["kab"], lowres=True, routed=True, mix=0.0, sts=0.0, start=str(start),
                       new_pieces=10))
-    extend(options(tmp_path, teacher, langs=["kab"], lowres=True, routed=True, mix=0.0, sts=0.0, start=str(start),
-                   max_steps=2, eval_every=2, checkpoint_every=2), echo=lambda *_: None, show_progress=False)
+    report = extend(options(tmp_path, teacher, langs=["kab"], lowres=True, routed=True, mix=0.0, sts=0.0,
+                            start=str(start), max_steps=2, eval_every=2, checkpoint_every=2),
+                    echo=lambda *_: None, show_progress=False)
+    assert (report["start"], report["teacher"]) == (str(start), str(teacher))
     records = [json.loads(line) for line in (tmp_path / "run" / "log.jsonl").read_text().splitlines()]
     first = next(r["eval"] for r in records if r.get("step") == 0 and isinstance(r.get("eval"), dict) and "mean" in r["eval"])
     judge = DevEvaluator(EvalConfig(lowres_langs=["kab"], pivot_model=str(teacher)))
     # step 0 is the start model read against the teacher's pivots, not the teacher itself
     assert first["lowres_kab all"] == pytest.approx(judge(load_encoder(str(start)))["lowres_kab all"])
     assert first["lowres_kab all"] != pytest.approx(judge(load_encoder(str(teacher)))["lowres_kab all"])
+
+
+def test_general_pairs_add_the_general_corpus_pairs_and_dev_slices_of_the_same_languages(lowres_shared, tmp_path):
+    from tests.training.test_extend import write
+    from xlingua.data.general import read_general
+
+    general = lowres_shared.parent / "general"
+    seed = sentences("a {a1} {n1} runs to the {a2} {n2}", "")
+    write(general / "nllb-seed" / "kab-en.tsv.gz", [(shifted(en), en) for en, _ in seed])
+    opts = options(tmp_path, "model", langs=[], lowres=True, routed=True, mix=0.0, sts=0.0, general_pairs=True)
+    langs, files = check(opts)
+    config = build_config(opts, langs, files, "student", "teacher", None)
+    # kab alone has general-corpus pairs: its train split joins the task, its dev slice the dev choice
+    assert config.tasks[0].data == [{"type": "lowres", "langs": ["ee", "kab"]}, {"type": "general", "langs": ["kab"]}]
+    assert (config.eval.general_langs, config.eval.lowres_langs) == (["kab"], ["ee", "kab"])
+    examples = {e[:2] for e in load_examples(config.tasks[0].data)}
+    general_train = {(p.text, p.english) for p in read_general(["kab"])}
+    general_dev = {(p.text, p.english) for p in read_general(["kab"], split="dev")}
+    assert general_train <= examples and not general_dev & examples
+    without = build_config(options(tmp_path, "model", langs=[], lowres=True, routed=True, mix=0.0, sts=0.0),
+                           langs, files, "student", "teacher", None)
+    assert without.tasks[0].data == {"type": "lowres", "langs": ["ee", "kab"]} and without.eval.general_langs == []
+    with pytest.raises(ValueError, match="--general-pairs .* needs --lowres"):
+        check(options(tmp_path, "model", langs=["xx"], general_pairs=True))

@@ -68,6 +68,7 @@ class ExtendOptions:
     routed: bool = False            # a student for the new languages alone, routed beside the teacher by language
     start: str | None = None        # the student's first weights (a model directory); None: the model's own
     sources: list[str] | None = None  # with lowres, the corpus's sources to train on (None = all; dev slices whole)
+    general_pairs: bool = False     # with lowres, also the general corpus's pairs of the same languages, and their dev slices
 
 
 def trainable_spec(spec: str) -> str:
@@ -120,16 +121,19 @@ def check(opts: ExtendOptions) -> tuple[list[str], dict[str, str]]:
         unknown = sorted(set(opts.sources) - set(SOURCES))
         if unknown or not opts.sources:
             raise ValueError(f"--sources: unknown source(s) {unknown}; known: {', '.join(SOURCES)}")
+    if opts.general_pairs and not opts.lowres:
+        raise ValueError("--general-pairs adds the general corpus's pairs of the low-resource languages: it needs --lowres")
     if opts.lowres and opts.pairs is not None:
         raise ValueError("--pairs trains on your own file, --lowres on the low-resource corpus: give one of them")
     langs = resolve_lowres_langs(opts.langs) if opts.lowres else resolve_langs(opts.langs, opts.pairs)
-    if opts.mix:
+    if opts.mix or opts.general_pairs:
         from xlingua.data.general import available
 
         try:
             available()
         except FileNotFoundError as e:
-            raise FileNotFoundError(f"--mix trains on the general corpus: {e}; --mix 0 trains without it") from None
+            what = "--mix" if opts.mix else "--general-pairs"
+            raise FileNotFoundError(f"{what} trains on the general corpus: {e}; leave it out to train without it") from None
     if opts.sts:
         from xlingua.data.benchmarks import stsb_multi_mt_langs
 
@@ -179,7 +183,7 @@ def extend(opts: ExtendOptions, echo: Callable[[str], None] = print, show_progre
     lowres_after = lowres_report(encoder, dev_by_language(lowres)) if lowres else None
     _echo_reports(echo, watched, before, lowres_after, after)
     echo(f"model: {best}")
-    report = {"model": str(best), "start": opts.model, "langs": langs, "pair_files": pair_files,
+    report = {"model": str(best), "start": opts.start or opts.model, "teacher": opts.model, "langs": langs, "pair_files": pair_files,
               "before": before, "after": after, "options": _jsonable(opts),
               **({"lowres": {"before": lowres_before, "after": lowres_after}} if lowres else {})}
     write_json(out / REPORT, report)
@@ -193,8 +197,8 @@ def report_langs(opts: ExtendOptions, langs: list[str], pair_files: dict[str, st
 
     have = dev_langs() if general_root().is_dir() else {}  # a user's --pairs alone needs no corpus
     keep = [] if opts.routed else [l for l in opts.keep_dev if l in have and l not in langs]
-    if opts.lowres:
-        return keep
+    if opts.lowres:  # with general_pairs, the new languages' own general slices beside the low-resource ones
+        return [l for l in langs if opts.general_pairs and l in have] + keep
     return [l for l in langs if l in pair_files or l in have] + keep
 
 
@@ -225,6 +229,8 @@ def build_config(opts: ExtendOptions, langs: list[str], pair_files: dict[str, st
     in_corpus = [l for l in langs if l in corpus]
     if opts.lowres:  # the pivot side (English or French) stands where English stands
         data = {"type": "lowres", "langs": langs, **({"sources": list(opts.sources)} if opts.sources else {}), **harakat}
+        if opts.general_pairs and in_corpus:  # their NTREX / NLLB-Seed train pairs too (English pivot)
+            data = [data, {"type": "general", "langs": in_corpus, **harakat}]
     elif in_corpus:
         data.insert(0, {"type": "general", "langs": in_corpus, "pair_files": pair_files, **harakat})
     tasks = [{"name": "new", "objective": "laser3", "data": data, "weight": 1.0 - opts.mix - opts.sts,
