@@ -249,3 +249,11 @@ def test_general_pairs_add_the_general_corpus_pairs_and_dev_slices_of_the_same_l
     assert without.tasks[0].data == {"type": "lowres", "langs": ["ee", "kab"]} and without.eval.general_langs == []
     with pytest.raises(ValueError, match="--general-pairs .* needs --lowres"):
         check(options(tmp_path, "model", langs=["xx"], general_pairs=True))
+
+
+def test_general_pairs_without_the_general_corpus_say_how_to_train_without_them(tmp_path, monkeypatch):
+    monkeypatch.setenv("XLINGUA_SHARED", str(tmp_path / "nothing"))
+    toy_lowres(tmp_path / "nothing" / "corpora" / "lowres")
+    with pytest.raises(FileNotFoundError, match="--general-pairs trains on the general corpus: .*leaving out "
+                                                "--general-pairs trains without it"):
+        check(options(tmp_path, "model", langs=[], lowres=True, routed=True, mix=0.0, sts=0.0, general_pairs=True))

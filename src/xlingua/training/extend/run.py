@@ -132,8 +132,8 @@ def check(opts: ExtendOptions) -> tuple[list[str], dict[str, str]]:
         try:
             available()
         except FileNotFoundError as e:
-            what = "--mix" if opts.mix else "--general-pairs"
-            raise FileNotFoundError(f"{what} trains on the general corpus: {e}; leave it out to train without it") from None
+            what, without = ("--mix", "--mix 0") if opts.mix else ("--general-pairs", "leaving out --general-pairs")
+            raise FileNotFoundError(f"{what} trains on the general corpus: {e}; {without} trains without it") from None
     if opts.sts:
         from xlingua.data.benchmarks import stsb_multi_mt_langs
 
