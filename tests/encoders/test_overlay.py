@@ -263,3 +263,36 @@ def test_a_student_routed_by_language_ships_on_its_teacher_and_leaves_every_othe
         assert _cosines(routed.encode(TEXTS, lang=lang), want).min() > 0.9999
     assert _cosines(routed.encode(TEXTS, lang="kab"), teacher.encode(TEXTS)).min() < 0.999
     assert load_encoder("xlingua-small-v2:bf16").default.name == "xlingua-small:bf16"  # one engine for both
+
+
+def test_a_student_routed_beside_a_routed_model_takes_its_languages_and_leaves_the_rest_to_that_model(
+        trained, packages, tmp_path):
+    """Routes chain: a second student shipped --on a routed model embeds its own languages; the
+    first student keeps its languages and the model under both everything else."""
+    from xlingua.encoders.e5 import model_dir
+
+    ship_overlay(trained, packages / "xlingua-small")
+
+    def student(seed: int, name: str):
+        enc = TransformerEncoder(model_dir("xlingua-small"))
+        torch.manual_seed(seed)
+        with torch.no_grad():
+            for param, p in enc.model.named_parameters():
+                if "word_embeddings" not in param:
+                    p.add_(0.05 * torch.randn_like(p))
+        return enc.save(tmp_path / name, trained_by="xlingua extend")
+
+    first, second = student(2, "first"), student(3, "second")
+    ship_overlay(first, packages / "xlingua-small-v2", on="xlingua-small", route=["kab"])
+    res = CliRunner().invoke(app, ["ship", str(second), "-o", str(packages / "xlingua-small-v3"), "--on",
+                                   "xlingua-small-v2", "--route", "knc-Arab"])
+    assert res.exit_code == 0, res.output
+    assert "routes knc-Arab to it, every other language to xlingua-small-v2" in res.output
+
+    chained = load_encoder("xlingua-small-v3:torch")
+    base, kab, knc = (TransformerEncoder(d).encode(TEXTS) for d in (model_dir("xlingua-small"), first, second))
+    assert _cosines(chained.encode(TEXTS, lang="knc_Arab"), knc).min() > 0.9999
+    assert _cosines(chained.encode(TEXTS, lang="kab"), kab).min() > 0.9999
+    for lang in (None, "en", "knc_Latn"):  # Kanuri in Latin letters is not the route's
+        assert _cosines(chained.encode(TEXTS, lang=lang), base).min() > 0.9999
+    assert _cosines(knc, kab).min() < 0.999 and _cosines(knc, base).min() < 0.999

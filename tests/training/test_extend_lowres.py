@@ -196,12 +196,12 @@ def test_sources_limit_the_training_pairs_and_leave_the_dev_slices_whole(lowres_
     bible = {(p.text, p.pivot) for p in read_lowres(split="train") if p.source == "bible"}
     assert examples and {e[:2] for e in examples} == bible
     assert all(not e[1].startswith("le ") for e in examples)  # no MAFAND (French) pair
-    for bad, message in ((dict(sources=["news"]), "unknown source"), (dict(sources=[]), "unknown source"),
+    for bad, message in ((dict(sources=["news"]), "unknown low-resource source"), (dict(sources=[]), "unknown low-resource source"),
                          (dict(sources=["bible"], lowres=False, langs=["xx"]), "needs --lowres")):
         with pytest.raises(ValueError, match=message):
             check(options(tmp_path, "model", **{"langs": [], "lowres": True, "mix": 0.0, "sts": 0.0, **bad}))
     res = CliRunner().invoke(app, ["extend", "--lowres", "--routed", "--sources", "bible,bogus", "-o", str(tmp_path / "o")])
-    assert res.exit_code == 2 and "unknown source(s) ['bogus']" in res.output
+    assert res.exit_code == 2 and "--sources: unknown low-resource source(s) ['bogus']" in res.output
 
 
 def test_a_started_student_begins_from_the_given_weights_beside_the_unchanged_teacher(lowres_shared, tmp_path):

@@ -156,10 +156,15 @@ def dev_slice(pairs: list[Pair]) -> list[Pair]:
     return out
 
 
+def check_sources(sources) -> None:
+    """Refuse a list of sources that names none, or one the corpus does not have."""
+    unknown = sorted(set(sources) - set(SOURCES))
+    if unknown or not sources:
+        raise ValueError(f"unknown low-resource source(s) {unknown}; known: {', '.join(SOURCES)}")
+
+
 def _check(corpus: dict[str, list[Pair]], langs, sources) -> list[str]:
-    unknown = set(sources) - set(SOURCES)
-    if unknown:
-        raise ValueError(f"unknown low-resource source(s) {sorted(unknown)}; known: {list(SOURCES)}")
+    check_sources(sources)
     if langs is None:
         return list(corpus)
     missing = [l for l in langs if l not in corpus]

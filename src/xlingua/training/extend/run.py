@@ -114,13 +114,14 @@ def check(opts: ExtendOptions) -> tuple[list[str], dict[str, str]]:
         if not (Path(opts.start) / "config.json").is_file():
             raise FileNotFoundError(f"--start {opts.start}: not a model directory (no config.json); give a run's best/")
     if opts.sources is not None:
-        from xlingua.data.lowres import SOURCES
+        from xlingua.data.lowres import check_sources
 
         if not opts.lowres:
             raise ValueError("--sources names the low-resource corpus's sources: it needs --lowres")
-        unknown = sorted(set(opts.sources) - set(SOURCES))
-        if unknown or not opts.sources:
-            raise ValueError(f"--sources: unknown source(s) {unknown}; known: {', '.join(SOURCES)}")
+        try:
+            check_sources(opts.sources)
+        except ValueError as e:
+            raise ValueError(f"--sources: {e}") from None
     if opts.general_pairs and not opts.lowres:
         raise ValueError("--general-pairs adds the general corpus's pairs of the low-resource languages: it needs --lowres")
     if opts.lowres and opts.pairs is not None:
