@@ -15,11 +15,18 @@ def _blocks() -> list[str]:
 
 
 def test_the_current_default_is_named_once():
-    output = "\n".join(_blocks())
+    specs, versions, shipped = _blocks()
     current = f"xlingua-small@{current_version()}"
-    naming = [line for line in output.splitlines() if current in line or BUNDLED in line]
+    naming = [line for line in (specs + "\n" + versions).splitlines() if current in line or BUNDLED in line]
     assert len(naming) == 1, naming
     assert naming[0].split()[:2] == ["current", current] and "bundled, the default" in naming[0]
+    # where it is installed from: its own row when it ships in a package of its own, else the
+    # row of its versions' package
+    from xlingua.encoders.model_packages import provider
+
+    rows = [line.split()[0] for line in shipped.splitlines()[1:]]
+    own = provider(BUNDLED) != provider(SMALL_VERSIONS["v1"])
+    assert (BUNDLED in rows) is own and "xlingua-small@*" in rows
 
 
 def test_the_superseded_versions_are_listed_apart_newest_first():

@@ -213,9 +213,9 @@ def test_bundled_is_fingerprinted_as_the_model_it_names():
         assert bundled.name == f"bundled:{path}" and bundled.path == named.path
         fingerprint = bundled.fingerprint()
         assert fingerprint == named.fingerprint()
-        # a model routed by language: its default's fingerprint, then the route to it
+        # a model routed by language: its default's fingerprint, then the routes, its own last
         default, _, route = fingerprint.partition(ROUTE_MARK)
-        assert (route.partition(">")[2] if route else default).startswith(f"{BUNDLED}:{path}|")
+        assert (route.rpartition(">")[2] if route else default).startswith(f"{BUNDLED}:{path}|")
 
 
 def test_the_default_reads_every_text_without_its_new_scripts_as_xlingua_small():
