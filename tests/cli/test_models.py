@@ -6,6 +6,7 @@ from typer.testing import CliRunner
 
 from xlingua.cli import app
 from xlingua.encoders.loading import BUNDLED, SMALL_VERSIONS, current_version
+from xlingua.encoders.model_packages import provider
 
 
 def _blocks() -> list[str]:
@@ -22,8 +23,6 @@ def test_the_current_default_is_named_once():
     assert naming[0].split()[:2] == ["current", current] and "bundled, the default" in naming[0]
     # where it is installed from: its own row when it ships in a package of its own, else the
     # row of its versions' package
-    from xlingua.encoders.model_packages import provider
-
     rows = [line.split()[0] for line in shipped.splitlines()[1:]]
     own = provider(BUNDLED) != provider(SMALL_VERSIONS["v1"])
     assert (BUNDLED in rows) is own and "xlingua-small@*" in rows

@@ -41,16 +41,23 @@ def base(tmp_path_factory):
                         meta={"source": STAMP})
 
 
-@pytest.fixture(scope="module")
-def trained(base, tmp_path_factory):
-    """What `xlingua train` leaves: every tensor moved but the frozen word embeddings."""
-    enc = TransformerEncoder(base)
-    torch.manual_seed(1)
+def _moved(model_dir, seed: int | None = None) -> TransformerEncoder:
+    """The model at `model_dir` as training leaves it: every tensor moved but the frozen word
+    embeddings (after torch.manual_seed(seed) when one is given)."""
+    enc = TransformerEncoder(model_dir)
+    if seed is not None:
+        torch.manual_seed(seed)
     with torch.no_grad():
         for name, p in enc.model.named_parameters():
             if "word_embeddings" not in name:
                 p.add_(0.05 * torch.randn_like(p))
-    return enc.save(tmp_path_factory.mktemp("run") / "best", trained_by="xlingua train")
+    return enc
+
+
+@pytest.fixture(scope="module")
+def trained(base, tmp_path_factory):
+    """What `xlingua train` leaves: every tensor moved but the frozen word embeddings."""
+    return _moved(base, seed=1).save(tmp_path_factory.mktemp("run") / "best", trained_by="xlingua train")
 
 
 @pytest.fixture
@@ -235,12 +242,7 @@ def test_a_student_routed_by_language_ships_on_its_teacher_and_leaves_every_othe
     from xlingua.encoders.routed import RoutedEncoder
 
     ship_overlay(trained, packages / "xlingua-small")
-    enc = TransformerEncoder(model_dir("xlingua-small"))
-    with torch.no_grad():
-        for name, p in enc.model.named_parameters():
-            if "word_embeddings" not in name:
-                p.add_(0.05 * torch.randn_like(p))
-    student = enc.save(tmp_path / "student", trained_by="xlingua extend")
+    student = _moved(model_dir("xlingua-small")).save(tmp_path / "student", trained_by="xlingua extend")
     res = CliRunner().invoke(app, ["ship", str(student), "-o", str(packages / "xlingua-small-v2"), "--on",
                                    "xlingua-small", "--route", "kab,zz"])
     assert res.exit_code == 2 and "unknown language code 'zz'" in res.output
@@ -272,17 +274,8 @@ def test_a_student_routed_beside_a_routed_model_takes_its_languages_and_leaves_t
     from xlingua.encoders.e5 import model_dir
 
     ship_overlay(trained, packages / "xlingua-small")
-
-    def student(seed: int, name: str):
-        enc = TransformerEncoder(model_dir("xlingua-small"))
-        torch.manual_seed(seed)
-        with torch.no_grad():
-            for param, p in enc.model.named_parameters():
-                if "word_embeddings" not in param:
-                    p.add_(0.05 * torch.randn_like(p))
-        return enc.save(tmp_path / name, trained_by="xlingua extend")
-
-    first, second = student(2, "first"), student(3, "second")
+    first, second = (_moved(model_dir("xlingua-small"), seed).save(tmp_path / name, trained_by="xlingua extend")
+                     for seed, name in ((2, "first"), (3, "second")))
     ship_overlay(first, packages / "xlingua-small-v2", on="xlingua-small", route=["kab"])
     res = CliRunner().invoke(app, ["ship", str(second), "-o", str(packages / "xlingua-small-v3"), "--on",
                                    "xlingua-small-v2", "--route", "knc-Arab"])
