@@ -106,16 +106,17 @@ def test_xlingua_models_lists_each_shipped_model_with_the_command_that_installs_
     assert res.exit_code == 0, res.output
     specs, versions, shipped = res.output.split("\n\n")
     lines = {line.split()[0]: line for line in specs.splitlines()}
-    # its versions ship in three packages: all named
+    # its versions ship in four packages: all named
     assert lines["xlingua-small@VERSION"].endswith(
-        " [not installed: pip install xlingua-models-small xlingua-models-small-v7 xlingua-models-small-v9]")
+        " [not installed: pip install xlingua-models-small xlingua-models-small-v7 xlingua-models-small-v9 "
+        "xlingua-models-small-v10]")
     assert lines["BASE+meaning"].endswith(" [not installed: pip install xlingua-models-small]")
     assert lines["static-small"].endswith(" [not installed: pip install xlingua-models-static]")
     assert "not installed" not in lines["PATH"] and "not installed" not in lines["e5-small"]
     rows = [line.split(None, 1) for line in shipped.splitlines()[1:]]
     # the versions in the first one's package are one row; a version in a package of its own, its own row
     small = [v for v in SMALL_VERSIONS.values() if model_packages.provider(v) == "xlingua-models-small"]
-    assert "xlingua-small-v7" not in small and "xlingua-small-v9" not in small  # listed by their own names below
+    assert "xlingua-small-v7" not in small and "xlingua-small-v9" not in small and "xlingua-small-v10" not in small  # listed by their own names below
     assert rows == [["xlingua-small@*" if name == small[0] else name, f"not installed: pip install {dist}"]
                     for dist, names in PROVIDERS.items() for name in names if name not in small[1:]]
 
@@ -161,8 +162,8 @@ def test_a_ship_into_the_source_tree_says_how_the_model_comes_to_load(models_dir
     assert reinstall_hint(models_dir / "qe-cross") == (
         "qe-cross loads by name from the installed xlingua-models-qe: rebuild and reinstall it to pick this up "
         "(pip install ./packages/xlingua-models-qe, or make setup)")
-    assert reinstall_hint(models_dir / "xlingua-small-v10") == (
-        "no model package ships xlingua-small-v10: add it to one to load it by name (packages/README.md)")
+    assert reinstall_hint(models_dir / "xlingua-small-v11") == (
+        "no model package ships xlingua-small-v11: add it to one to load it by name (packages/README.md)")
     assert reinstall_hint(tmp_path / "runs" / "qe-cross") == ""
 
 

@@ -11,10 +11,11 @@ import typer
 
 
 def _providers(pattern: str, shipped: list[str]) -> list[str]:
-    """The model packages that ship a model matching a spec's `pattern`."""
+    """The model packages that ship a model matching a spec's `pattern`, in the order `shipped` names
+    them (oldest version first: an alphabetical sort would put -v10 before -v7)."""
     from xlingua.encoders.model_packages import provider
 
-    return sorted({dist for name in shipped if fnmatch(name, pattern) and (dist := provider(name))})
+    return list(dict.fromkeys(dist for name in shipped if fnmatch(name, pattern) and (dist := provider(name))))
 
 
 def _versioned() -> set[str]:

@@ -63,6 +63,9 @@ VERSION_HELP = {
     "v9": "v8 with a second student routed by language: text given as Acehnese, Banjar or Central Kanuri in "
           "Arabic script (ace_Arab, ...) is embedded by a student trained on their text with and without vowel "
           "marks; every other text embeds exactly as v8 (shipped as an overlay on v8, in xlingua-models-small-v9)",
+    "v10": "v9 with its Arabic-script student trained further, routed for Acehnese, Banjar and Central Kanuri in "
+           "Arabic script; every other text embeds exactly as v8 and v9 (shipped as an overlay on v8, in "
+           "xlingua-models-small-v10)",
 }
 
 _HELP = {

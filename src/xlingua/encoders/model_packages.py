@@ -4,7 +4,9 @@ wheel holds code only; the models ship as wheels of their own (packages/ in the 
   xlingua-models-small     xlingua-small, xlingua-small-v2, xlingua-small-v3, xlingua-small-v4, xlingua-small-v5,
                            xlingua-small-v6, xlingua-small-v8, meaning-bundled
   xlingua-models-small-v7  xlingua-small-v7 (a superseded version with a student of its own)
-  xlingua-models-small-v9  xlingua-small-v9 (the default: v8 and a second student; needs the first package)
+  xlingua-models-small-v9  xlingua-small-v9 (a superseded version: v8 and a second student)
+  xlingua-models-small-v10 xlingua-small-v10 (the default: v8 and v9's second student trained further;
+                           needs the first package)
   xlingua-models-qe        xlingua-qe, qe-small, qe-cross
   xlingua-models-static    static-small
 
@@ -30,11 +32,12 @@ MANIFEST = "manifest.json"  # what every model directory holds (xlingua.encoders
 PROVIDERS = {
     "xlingua-models-small": ("xlingua-small", "xlingua-small-v2", "xlingua-small-v3", "xlingua-small-v4",
                              "xlingua-small-v5", "xlingua-small-v6", "xlingua-small-v8", "meaning-bundled"),
-    # a superseded version whose student would take the package above past 100 MB
+    # superseded versions whose students would take the package above past 100 MB
     "xlingua-models-small-v7": ("xlingua-small-v7",),
+    "xlingua-models-small-v9": ("xlingua-small-v9",),
     # the current version's second student, routed beside v8: the package above holds v8 and is
     # within a few MB of 100
-    "xlingua-models-small-v9": ("xlingua-small-v9",),
+    "xlingua-models-small-v10": ("xlingua-small-v10",),
     "xlingua-models-qe": ("xlingua-qe", "qe-small", "qe-cross"),
     "xlingua-models-static": ("static-small",),
 }
