@@ -68,3 +68,17 @@ def test_another_model_of_the_same_size_gets_no_cosine(spec, tiny_dir, tmp_path,
     assert rows[spec]["cosine_mean"] is None and rows[spec]["sentences_per_s"] > 0
     assert rows[spec]["dtype"] is None and rows[spec]["peak_fraction"] is None  # not a BERT-style model
     assert rows[str(tiny_dir)]["cosine_min"] == 1.0
+
+
+def test_sentence_transformers_peer_loads_the_model_that_embeds_the_defaults_unrouted_text():
+    # a routed default's own directory holds a student's weights; text without a language, which
+    # the benchmark embeds, goes to the route's innermost default, and so must the peer
+    import numpy as np
+
+    from xlingua.encoders.loading import load_encoder
+
+    texts = ["The cat sits on the mat.", "Die Katze sitzt auf der Matte.", "猫はマットの上に座っている。"]
+    ours = load_encoder("bundled:torch").encode(texts)
+    peer = np.asarray(embed._STEncoder().encode(texts))
+    peer /= np.linalg.norm(peer, axis=1, keepdims=True)
+    assert (ours * peer).sum(axis=1).min() > 0.999

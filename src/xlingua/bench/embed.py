@@ -68,14 +68,20 @@ def sample_sentences(n: int = 5000, seed: int = 0, root: Path | None = None) -> 
 
 
 class _STEncoder:
-    """sentence-transformers with its defaults (batch 32, the model's default prompt)."""
+    """sentence-transformers with its defaults (batch 32, the model's default prompt), on the model
+    that embeds the default's text given without a language: a routed default's innermost default,
+    not a student's weights."""
 
     def __init__(self):
         from sentence_transformers import SentenceTransformer
 
         from xlingua.encoders.e5 import model_dir
+        from xlingua.encoders.routed import route_of
 
-        self.model = SentenceTransformer(str(model_dir(BUNDLED)), device="cpu")
+        name = BUNDLED
+        while (route := route_of(name)) is not None:
+            name = route["default"]
+        self.model = SentenceTransformer(str(model_dir(name)), device="cpu")
         self.name = f"{ST} {self._version()}"
 
     @staticmethod
