@@ -35,7 +35,7 @@ PROVIDERS = {
     # superseded versions whose students would take the package above past 100 MB
     "xlingua-models-small-v7": ("xlingua-small-v7",),
     "xlingua-models-small-v9": ("xlingua-small-v9",),
-    # the current version's second student, routed beside v8: the package above holds v8 and is
+    # the current version's second student, routed beside v8: xlingua-models-small holds v8 and is
     # within a few MB of 100
     "xlingua-models-small-v10": ("xlingua-small-v10",),
     "xlingua-models-qe": ("xlingua-qe", "qe-small", "qe-cross"),
