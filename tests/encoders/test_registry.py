@@ -30,8 +30,9 @@ def specs(monkeypatch):
 def test_every_spec_of_the_package_is_declared_once_in_the_order_they_are_tried():
     patterns = [p for p, _ in registry.spec_table()]
     assert len(patterns) == len(set(patterns))
-    assert set(patterns) == {"BASE+meaning:PATH", "BASE+meaning", "A,B", "bundled", "e5-small", "xlingua-small", "xlingua-small-v2", "xlingua-small-v3", "xlingua-small-v4", "xlingua-small-v5", "xlingua-small-v6", "xlingua-small-v7", "xlingua-small-v8", "xlingua-small-v9", "xlingua-small-v10",
-                             "xlingua-qe", "use", "bundled:PATH", "e5-small:PATH", "xlingua-small:PATH", "xlingua-small-v2:PATH", "xlingua-small-v3:PATH", "xlingua-small-v4:PATH", "xlingua-small-v5:PATH", "xlingua-small-v6:PATH", "xlingua-small-v7:PATH", "xlingua-small-v8:PATH", "xlingua-small-v9:PATH", "xlingua-small-v10:PATH", "xlingua-qe:PATH",
+    versions = list(loading.SMALL_VERSIONS.values())  # pinned in test_versions.py
+    assert set(patterns) == {"BASE+meaning:PATH", "BASE+meaning", "A,B", "bundled", "e5-small", *versions,
+                             "xlingua-qe", "use", "bundled:PATH", "e5-small:PATH", *(f"{v}:PATH" for v in versions), "xlingua-qe:PATH",
                              "xlingua-small@VERSION", "laser:PATH", "bf16:PATH", "openvino:PATH", "ov-bf16:PATH", "ov-int8:PATH", "static-small", "static:PATH",
                              "PATH"}
     assert patterns[:3] == ["BASE+meaning:PATH", "BASE+meaning", "A,B"]  # longest separator first
