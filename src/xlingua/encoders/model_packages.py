@@ -1,12 +1,10 @@
 """Where a shipped model's files are: in a model package installed beside xlingua. The xlingua
 wheel holds code only; the models ship as wheels of their own (packages/ in the source tree):
 
-  xlingua-models-small     xlingua-small, xlingua-small-v2, xlingua-small-v3, xlingua-small-v4, xlingua-small-v5,
-                           xlingua-small-v6, xlingua-small-v8, meaning-bundled
-  xlingua-models-small-v7  xlingua-small-v7 (a superseded version with a student of its own)
-  xlingua-models-small-v9  xlingua-small-v9 (a superseded version: v8 and a second student)
-  xlingua-models-small-v10 xlingua-small-v10 (the default: v8 and v9's second student trained further;
-                           needs the first package)
+  xlingua-models-small     xlingua-small and its versions (encoders/versions.py names each one's
+                           package), meaning-bundled
+  xlingua-models-small-vN  a version of xlingua-small in a package named after it: one whose
+                           student would take the first past 100 MB
   xlingua-models-qe        xlingua-qe, qe-small, qe-cross
   xlingua-models-static    static-small
 
@@ -26,21 +24,26 @@ from importlib import resources
 from importlib.metadata import entry_points
 from pathlib import Path
 
+from xlingua.encoders.versions import SMALL_PACKAGE, VERSIONS
+
 GROUP = "xlingua.models"
 MANIFEST = "manifest.json"  # what every model directory holds (xlingua.encoders.manifest reads it)
+
+
+def _providers() -> dict[str, tuple[str, ...]]:
+    """The versions of xlingua-small by the package declared for each (versions.py), the meaning
+    model beside the first, then the other models."""
+    small: dict[str, list[str]] = {}
+    for v in VERSIONS:
+        small.setdefault(v.package, []).append(v.name)
+    small[SMALL_PACKAGE].append("meaning-bundled")
+    return {**{dist: tuple(names) for dist, names in small.items()},
+            "xlingua-models-qe": ("xlingua-qe", "qe-small", "qe-cross"),
+            "xlingua-models-static": ("static-small",)}
+
+
 #: the models xlingua ships, by the distribution that holds them (what `pip install` takes)
-PROVIDERS = {
-    "xlingua-models-small": ("xlingua-small", "xlingua-small-v2", "xlingua-small-v3", "xlingua-small-v4",
-                             "xlingua-small-v5", "xlingua-small-v6", "xlingua-small-v8", "meaning-bundled"),
-    # superseded versions whose students would take the package above past 100 MB
-    "xlingua-models-small-v7": ("xlingua-small-v7",),
-    "xlingua-models-small-v9": ("xlingua-small-v9",),
-    # the current version's second student, routed beside v8: xlingua-models-small holds v8 and is
-    # within a few MB of 100
-    "xlingua-models-small-v10": ("xlingua-small-v10",),
-    "xlingua-models-qe": ("xlingua-qe", "qe-small", "qe-cross"),
-    "xlingua-models-static": ("static-small",),
-}
+PROVIDERS = _providers()
 
 
 class ModelNotInstalledError(FileNotFoundError):
