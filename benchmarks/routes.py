@@ -69,6 +69,12 @@ def _load(path: str, key: str | None = None) -> dict:
     return data if key is None else data[key]
 
 
+def _covers(figures: dict, langs: dict) -> None:
+    missing = sorted(set(langs) - set(figures))
+    if missing:
+        raise KeyError(f"no figures for {', '.join(missing)}")
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("report", help="a routed run's report.json")
@@ -81,9 +87,11 @@ def main(argv=None) -> int:
         if args.against:
             current = args.against
             against = _load(current, "report")
+            _covers(against["langs"], report["lowres"]["after"]["langs"])
         if args.against_general:
             current = args.against_general
             against_general = _load(current, "report")
+            _covers(against_general, report.get("after", {}))
         current = args.report
         rows = routes(report, against, against_general)
     except (OSError, json.JSONDecodeError, KeyError, TypeError) as e:

@@ -74,6 +74,9 @@ def test_the_command_prints_the_route_and_refuses_another_file(tmp_path, capsys)
     general.write_text(json.dumps({"model": "d", "report": {**REPORT["before"], "om": gen(15.0, 15.0)}}), encoding="utf-8")
     assert routes.main([str(path), "--against", str(low), "--against-general", str(general)]) == 0
     assert capsys.readouterr().out.rstrip().endswith("--route bm")
+    general.write_text(json.dumps({"model": "d", "report": {"bm": gen(1.0, 1.0)}}), encoding="utf-8")
+    assert routes.main([str(path), "--against", str(low), "--against-general", str(general)]) == 2
+    assert f"error: {general}: not a routed low-resource run's report, or lacks what it needs (KeyError('no figures for om, yo'))" in capsys.readouterr().err
     general.write_text(json.dumps({"model": "d"}), encoding="utf-8")
     assert routes.main([str(path), "--against", str(low), "--against-general", str(general)]) == 2
     assert f"error: {general}: not a routed low-resource run's report" in capsys.readouterr().err
