@@ -21,17 +21,13 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # run as a script, only benchmarks/ is on the path
     sys.path.insert(0, str(ROOT))
 
-from benchmarks.routes import general, non_bible, pooled  # noqa: E402
+from benchmarks.routes import non_bible_sets, pooled  # noqa: E402
 
 
 def figures(lowres: dict, general_report: dict) -> dict[str, float]:
     """Language -> its pooled non-Bible dev error, for the languages that have non-Bible text."""
-    out = {}
-    for lang, row in sorted(lowres["langs"].items()):
-        sets = [s for s in (non_bible(row), general(general_report[lang]) if lang in general_report else None) if s]
-        if sets:
-            out[lang] = pooled(sets)
-    return out
+    return {lang: pooled(list(sets.values())) for lang, row in sorted(lowres["langs"].items())
+            if (sets := non_bible_sets(row, general_report.get(lang)))}
 
 
 def main(argv=None) -> int:

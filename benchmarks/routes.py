@@ -41,6 +41,17 @@ def pooled(sets: list[tuple[int, float]]) -> float:
     return sum(n * e for n, e in sets) / sum(n for n, _ in sets)
 
 
+def non_bible_sets(lowres_row: dict, general_row: dict | None = None) -> dict[str, tuple[int, float]]:
+    """A language's dev sets outside the Bible, each as (pairs, mean error): its low-resource
+    non-Bible pairs where it has some, its general-corpus slice where one is given."""
+    sets = {}
+    if (nb := non_bible(lowres_row)) is not None:
+        sets["lowres non-Bible"] = nb
+    if general_row is not None:
+        sets["general"] = general(general_row)
+    return sets
+
+
 def routes(report: dict, against: dict | None = None, against_general: dict | None = None) -> list[dict]:
     """One row per low-resource language: its non-Bible sets before and after, both pooled, and
     whether it routes. `against`/`against_general` replace the report's own "before" figures."""
@@ -50,12 +61,9 @@ def routes(report: dict, against: dict | None = None, against_general: dict | No
     gen_after = report.get("after", {})
     rows = []
     for lang in sorted(low_after):
-        sets = {}
-        nb_after = non_bible(low_after[lang])
-        if nb_after is not None:
-            sets["lowres non-Bible"] = (non_bible(low_before[lang]), nb_after)
-        if lang in gen_after:
-            sets["general"] = (general(gen_before[lang]), general(gen_after[lang]))
+        after_sets = non_bible_sets(low_after[lang], gen_after.get(lang))
+        before_sets = non_bible_sets(low_before[lang], gen_before[lang] if lang in gen_after else None)
+        sets = {k: (before_sets[k], after) for k, after in after_sets.items()}
         before = pooled([b for b, _ in sets.values()]) if sets else None
         after = pooled([a for _, a in sets.values()]) if sets else None
         rows.append({"lang": lang, "sets": {k: (b[1], a[1]) for k, (b, a) in sets.items()},
