@@ -1,6 +1,6 @@
 """benchmarks/routes.py: a language routes when its non-Bible dev sets, pooled by pairs, are
 better than the comparison's (the start model, or the default's own reports with --against);
-Bible-only languages stay; a file that is not a routed report exits 2 naming it."""
+Bible-only languages stay unless their whole slice falls by a given margin; a file that is not a routed report exits 2 naming it."""
 import json
 
 from tests.benchmark_script import load_benchmark
@@ -83,3 +83,17 @@ def test_the_command_prints_the_route_and_refuses_another_file(tmp_path, capsys)
     path.write_text(json.dumps({"model": "x"}), encoding="utf-8")
     assert routes.main([str(path)]) == 2
     assert f"error: {path}: not a routed low-resource run's report" in capsys.readouterr().err
+
+
+def test_a_bible_only_language_routes_only_on_a_fall_as_large_as_asked(tmp_path, capsys):
+    # dik: (75 + 73) / 2 = 74 -> (20 + 17) / 2 = 18.5, a fall of 55.5
+    rows = {r["lang"]: r for r in routes.routes(REPORT, bible_only_fall=55.5)}
+    assert rows["dik"]["bible"] == (74.0, 18.5) and rows["dik"]["routed"]
+    assert "bible" not in rows["bm"] and rows["bm"]["routed"]
+    assert not {r["lang"]: r for r in routes.routes(REPORT, bible_only_fall=55.6)}["dik"]["routed"]
+    path = tmp_path / "report.json"
+    path.write_text(json.dumps(REPORT), encoding="utf-8")
+    assert routes.main([str(path), "--bible-only-fall", "5"]) == 0
+    out = capsys.readouterr().out
+    assert "| dik | - | - | - | yes (Bible only: 74.00 -> 18.50) |" in out
+    assert out.rstrip().endswith("--route bm,dik,om")
