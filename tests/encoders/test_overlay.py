@@ -289,3 +289,28 @@ def test_a_student_routed_beside_a_routed_model_takes_its_languages_and_leaves_t
     for lang in (None, "en", "knc_Latn"):  # Kanuri in Latin letters is not the route's
         assert _cosines(chained.encode(TEXTS, lang=lang), base).min() > 0.9999
     assert _cosines(knc, kab).min() < 0.999 and _cosines(knc, base).min() < 0.999
+
+
+def test_a_model_shipped_outside_a_package_loads_by_its_path_with_its_route(trained, packages, tmp_path, monkeypatch):
+    """`xlingua ship -o DIR` outside the models/ of a package: DIR loads as --model DIR (torch),
+    the route included, instead of failing as a transformers directory it is not."""
+    from xlingua.encoders.e5 import model_dir
+    from xlingua.encoders.routed import RoutedEncoder
+
+    monkeypatch.setenv("XLINGUA_HOME", str(tmp_path / "home"))
+    ship_overlay(trained, packages / "xlingua-small")
+    student = _moved(model_dir("xlingua-small"), 4).save(tmp_path / "student", trained_by="xlingua extend")
+    out = tmp_path / "run" / "shipped"
+    res = CliRunner().invoke(app, ["ship", str(student), "-o", str(out), "--on", "xlingua-small", "--route", "kab"])
+    assert res.exit_code == 0, res.output
+    assert f"loads by its path: --model {out} (torch fp32)" in res.output
+    routed = load_encoder(str(out))
+    assert isinstance(routed, RoutedEncoder) and routed.default.name == "xlingua-small:torch"
+    np.testing.assert_array_equal(routed.encode(TEXTS, lang="en"), load_encoder("xlingua-small:torch").encode(TEXTS))
+    assert _cosines(routed.encode(TEXTS, lang="kab"), TransformerEncoder(student).encode(TEXTS)).min() > 0.9999
+    # without a route it is the student alone; a second run's directory of the same name is its own
+    other = _moved(model_dir("xlingua-small"), 5).save(tmp_path / "other", trained_by="xlingua train")
+    ship_overlay(other, tmp_path / "run2" / "shipped", on="xlingua-small")
+    alone = load_encoder(str(tmp_path / "run2" / "shipped"))
+    assert _cosines(alone.encode(TEXTS), TransformerEncoder(other).encode(TEXTS)).min() > 0.9999
+    assert _cosines(load_encoder(str(out)).encode(TEXTS, lang="kab"), TransformerEncoder(student).encode(TEXTS)).min() > 0.9999

@@ -45,8 +45,8 @@ def test_every_spec_of_the_package_is_declared_once_in_the_order_they_are_tried(
     ("laser:runs/l", "_laser", ("runs/l",)), ("bf16:d", "_bf16", ("d",)), ("ov-bf16:d", "_ov_bf16_dir", ("d",)),
     ("static-small", "_packaged", ()), ("static:runs/s/model", "_static", ("runs/s/model",)),
     ("a,b,c", "_concat", ("a", "b,c")), ("a,b+meaning:p,q", "_meaning", ("a,b", "p,q")),
-    ("a,b+meaning", "_shipped_meaning", ("a,b",)), ("org/model", "_transformer", ("org/model",)),
-    ("laser-small", "_transformer", ("laser-small",)),  # no BiLSTM ships: an unknown name, like any other
+    ("a,b+meaning", "_shipped_meaning", ("a,b",)), ("org/model", "_path", ("org/model",)),
+    ("laser-small", "_path", ("laser-small",)),  # no BiLSTM ships: an unknown name, like any other
 ])
 def test_a_spec_goes_where_it_went_before_the_registry(spec, builder, args):
     build, got = registry.resolve(spec.strip())

@@ -41,13 +41,16 @@ def ship_command(
                + (f"; {len(m['added_pieces']):,} new tokenizer pieces" if m.get("added_pieces") else "")
                + (f"; a student of {on}'s layers {m['layers']}" if m.get("layers") else "")
                + (f"; routes {', '.join(m['route']['langs'])} to it, every other language to {on}" if m.get("route") else ""))
-    echo_reinstall_hint(out)
+    if not echo_reinstall_hint(out):
+        typer.echo(f"loads by its path: --model {out} (torch fp32)")
 
 
-def echo_reinstall_hint(out: Path) -> None:
-    """After a ship into the source checkout's models/: how the new model comes to load by name."""
+def echo_reinstall_hint(out: Path) -> bool:
+    """After a ship into the source checkout's models/: how the new model comes to load by name
+    (True if it said so)."""
     from xlingua.encoders.model_packages import reinstall_hint
 
     hint = reinstall_hint(out)
     if hint:
         typer.echo(hint)
+    return bool(hint)

@@ -80,6 +80,42 @@ def _e5_family(alias: str, path: str = "", **options):
                          name=f"{alias}:{chosen.name}", student_id=f"{model}:{chosen.name}|{route['sha256'][:16]}")
 
 
+def shipped_at(path: str, prefix: str = "query", **options):
+    """A model `xlingua ship -o DIR` wrote outside a model package, loaded by its path on the torch
+    engine: the overlay applied to the installed model it was shipped on, and with a route, that
+    model (torch too) for every language the route does not name. The built directory is cached
+    under the path's name and a hash of the whole path, so two runs' `best` do not evict each other."""
+    from pathlib import Path
+
+    from xlingua.encoders.e5_base import PREFIXES
+    from xlingua.encoders.hf import TransformerEncoder
+    from xlingua.encoders.manifest import read_manifest
+    from xlingua.encoders.overlay import overlay_dir
+    from xlingua.io import stable_hash
+
+    package = Path(path)
+    if prefix not in PREFIXES:
+        raise ValueError(f"prefix must be one of {tuple(PREFIXES)}, got {prefix!r}")
+    built = overlay_dir(package, name=f"{package.name}-at-{stable_hash(str(package.resolve()), 8)}")
+    student = TransformerEncoder(built, prefix=PREFIXES[prefix], **options)
+    student.name = f"{path}:torch"
+    route = (read_manifest(package) or {}).get("route")
+    if route is None:
+        return student
+    default = _e5_family(route["default"], "torch", prefix=prefix, **options)
+    return RoutedEncoder(default, student, route["langs"], name=student.name)
+
+
+@register_spec("PATH", "any transformers / sentence-transformers model directory or hub name, or a directory "
+                       "`xlingua ship -o` wrote outside a model package (torch fp32, with its route)")
+def _path(path: str, **options):
+    # here, not in hf.py, because a shipped directory needs the models it was shipped on
+    from xlingua.encoders.hf import TransformerEncoder
+    from xlingua.encoders.overlay import is_overlay
+
+    return shipped_at(path, **options) if is_overlay(path) else TransformerEncoder(path, **options)
+
+
 def preferred_engine(model: str, options: dict, cpu: str | None = None) -> Engine:
     """The engine `model` runs on with `options` on this CPU (or one of class `cpu`): the first of
     PREFERENCE that is installed and serves them."""

@@ -23,7 +23,6 @@ import torch
 from xlingua.encoders.base import Encoder
 from xlingua.encoders.pooling import MODES, pool, read_st_settings
 from xlingua.encoders.quiet import quiet_transformers
-from xlingua.encoders.registry import register_spec
 from xlingua.encoders.saving import XLINGUA_FILE, save_encoder
 from xlingua.encoders.tokenizer import E5Tokenizer, HFTokenizer
 
@@ -292,7 +291,3 @@ class _EvalMode:
         self.grad.__exit__(*exc)
         self.model.train(self.was_training)
 
-
-@register_spec("PATH", "any transformers / sentence-transformers model directory or hub name")
-def _transformer(path: str, **options) -> TransformerEncoder:
-    return TransformerEncoder(path, **options)

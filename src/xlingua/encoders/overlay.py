@@ -231,6 +231,17 @@ def shipped_dir(name: str, cache: Path | None = None) -> Path:
                        cache=cache)
 
 
+def is_overlay(path: str | os.PathLike) -> bool:
+    """Whether `path` is a directory `xlingua ship` wrote: a manifest of an e5-small overlay."""
+    manifest = Path(path) / MANIFEST
+    if not manifest.is_file():
+        return False
+    try:
+        return json.loads(manifest.read_text(encoding="utf-8")).get("kind") == KIND
+    except (ValueError, AttributeError):
+        return False
+
+
 def overlay_dir(package: str | os.PathLike, base: Path | None = None, cache: Path | None = None,
                 name: str | None = None) -> Path:
     """Check `package` (overlay.safetensors + manifest.json) against its manifest and the
