@@ -87,17 +87,16 @@ def shipped_at(path: str, prefix: str = "query", **options):
     under the path's name and a hash of the whole path, so two runs' `best` do not evict each other."""
     from pathlib import Path
 
-    from xlingua.encoders.e5_base import PREFIXES
+    from xlingua.encoders.e5_base import prefix_text
     from xlingua.encoders.hf import TransformerEncoder
     from xlingua.encoders.manifest import read_manifest
     from xlingua.encoders.overlay import overlay_dir
     from xlingua.io import stable_hash
 
     package = Path(path)
-    if prefix not in PREFIXES:
-        raise ValueError(f"prefix must be one of {tuple(PREFIXES)}, got {prefix!r}")
+    text = prefix_text(prefix)  # before the overlay is built
     built = overlay_dir(package, name=f"{package.name}-at-{stable_hash(str(package.resolve()), 8)}")
-    student = TransformerEncoder(built, prefix=PREFIXES[prefix], **options)
+    student = TransformerEncoder(built, prefix=text, **options)
     student.name = f"{path}:torch"
     route = (read_manifest(package) or {}).get("route")
     if route is None:

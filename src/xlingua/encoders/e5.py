@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from xlingua.encoders.e5_base import BASE, PREFIXES, converted_dir, fingerprint_of
+from xlingua.encoders.e5_base import BASE, converted_dir, fingerprint_of, prefix_text
 from xlingua.encoders.engines import register_engine
 from xlingua.encoders.hf import TransformerEncoder
 from xlingua.encoders.loading import unpinned
@@ -36,9 +36,7 @@ class BundledTorchEncoder(TransformerEncoder):
     directory. `alias` is the spec name it is called by (`bundled` or the model's own name)."""
 
     def __init__(self, prefix: str = "query", model: str = BASE, alias: str | None = None, **options):
-        if prefix not in PREFIXES:
-            raise ValueError(f"prefix must be one of {tuple(PREFIXES)}, got {prefix!r}")
-        super().__init__(model_dir(model), prefix=PREFIXES[prefix], **options)
+        super().__init__(model_dir(model), prefix=prefix_text(prefix), **options)
         self.model_name, self.alias = model, alias or model
         name = f"{self.alias}:torch"
         self.name = name if prefix == "query" else f"{name}/{prefix}"

