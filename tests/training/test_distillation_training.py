@@ -49,6 +49,27 @@ def test_temperature_sampler_never_repeats_a_key_in_a_batch_and_resumes():
 def test_make_sampler_needs_language_tags():
     with pytest.raises(ValueError, match="tagged with their language"):
         make_sampler([("a", "b"), ("c", "d")], 5.0, 0, 0)
+    with pytest.raises(ValueError, match="give a temperature"):
+        make_sampler([("a", "b", "x")], 0.0, 0, 0, one_language=True)
+
+
+def test_one_language_batches_hold_one_language_at_the_temperature_shares():
+    # 900 examples of "big", 100 of "small", T=2: three batches in four are "big"
+    langs = ["big"] * 900 + ["small"] * 100
+    keys = [str(i) for i in range(1000)]
+    sampler = make_sampler(list(zip(keys, keys, langs)), 2.0, 0, 0, one_language=True)
+    batches = [sampler.next(20) for _ in range(400)]
+    kinds = [{langs[i] for i in b} for b in batches]
+    assert all(len(k) == 1 for k in kinds)
+    assert all(len({keys[i] for i in b}) == 20 for b in batches)
+    assert sum(k == {"big"} for k in kinds) / 400 == pytest.approx(0.75, abs=0.05)
+    state = sampler.state_dict()
+    after = [sampler.next(8).tolist() for _ in range(3)]
+    again = make_sampler(list(zip(keys, keys, langs)), 2.0, 0, 0, one_language=True)
+    again.load_state_dict(state)
+    assert [again.next(8).tolist() for _ in range(3)] == after
+    with pytest.raises(ValueError, match=r"fewer in small \(100\)"):
+        sampler.next(101)
 
 
 def tagged_pairs(tmp_path):

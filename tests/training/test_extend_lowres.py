@@ -247,6 +247,10 @@ def test_general_pairs_add_the_general_corpus_pairs_and_dev_slices_of_the_same_l
     without = build_config(options(tmp_path, "model", langs=[], lowres=True, routed=True, mix=0.0, sts=0.0),
                            langs, files, "student", "teacher", None)
     assert without.tasks[0].data == {"type": "lowres", "langs": ["ee", "kab"]} and without.eval.general_langs == []
+    assert not without.tasks[0].one_language
+    one = build_config(options(tmp_path, "model", langs=[], lowres=True, routed=True, mix=0.0, sts=0.0,
+                               one_language_batches=True), langs, files, "student", "teacher", None)
+    assert one.tasks[0].one_language and one.tasks[0].temperature == without.tasks[0].temperature
     with pytest.raises(ValueError, match="--general-pairs .* needs --lowres"):
         check(options(tmp_path, "model", langs=["xx"], general_pairs=True))
 

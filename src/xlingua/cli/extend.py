@@ -35,6 +35,7 @@ def extend_command(
     sources: str = typer.Option(None, "--sources", help="With --lowres: train on these of the corpus's sources alone, comma-separated (bible, ebible, mafand, globalvoices, hornmt, salt, kurdish-blark; default all). E.g. leave out the non-commercial mafand and kurdish-blark. Dev slices stay whole."),
     general_pairs: bool = typer.Option(False, "--general-pairs", help="With --lowres: also train on the general corpus's pairs of the same languages (NTREX news, NLLB-Seed Wikipedia: bm, dik, ee, ku, om, wo, yo), the text nearest other domains, and count their dev slices in the dev choice and the reports."),
     start: Path = typer.Option(None, "--start", help="Start the student from this model directory (an earlier run's best/, to train it further on a fresh schedule); --model stays the frozen teacher."),
+    one_language_batches: bool = typer.Option(False, "--one-language-batches", help="Draw each batch of the new languages' pairs from one language (picked by the same temperature sampling), so the translations are ranked against sentences of their own language and source, as in their dev slices, not against text of other languages that is easy to tell apart."),
     seed: int = typer.Option(0, "--seed", help="Seed of the batches' order (a --start run takes another seed than the run it continues, to read other pairs first)."),
     routed: bool = typer.Option(False, "--routed", help="Train a student for the new languages alone (LASER3's way): it embeds only their text, the unchanged model embeds English and every other language, so nothing else can move; ship it with `xlingua ship --route`. The dev choice reads the new languages' side by the student and the other by the model."),
 ):
@@ -51,6 +52,7 @@ def extend_command(
                          max_minutes=max_minutes, max_steps=max_steps, new_pieces=new_pieces, lr=lr,
                          pieces_lr=pieces_lr, spare_known=spare_known, lowres=lowres, dropout=dropout, strip_harakat=strip_harakat,
                          eval_every=eval_every, start=None if start is None else str(start), seed=seed, general_pairs=general_pairs,
+                         one_language_batches=one_language_batches,
                          sources=None if sources is None else [s.strip() for s in sources.split(",") if s.strip()])
     check(opts)  # bad input fails here, before any model loads
     extend(opts, echo=typer.echo)

@@ -196,9 +196,15 @@ class LanguageSampler:
     proportional to size, larger T flattens towards uniform over languages. Examples whose key
     (the English side) is already in the batch are redrawn, so in-batch negatives are never
     translations of each other. Batch t comes from a generator seeded by (seed, salt, t): the
-    whole state is t, so a resumed run sees the same batches."""
+    whole state is t, so a resumed run sees the same batches.
 
-    def __init__(self, langs: list[str], keys: list[str], temperature: float, seed: int, salt: int = 0):
+    With `one_language` the language is picked once per batch and every example comes from it:
+    the in-batch negatives are then sentences of the same language and mostly the same source,
+    as in a dev slice's retrieval, instead of text of other languages and domains that is easy
+    to tell apart."""
+
+    def __init__(self, langs: list[str], keys: list[str], temperature: float, seed: int, salt: int = 0,
+                 one_language: bool = False):
         if temperature <= 0:
             raise ValueError(f"temperature must be positive, got {temperature}")
         names = sorted(set(langs))
@@ -207,6 +213,8 @@ class LanguageSampler:
         for i, l in enumerate(langs):
             by_lang[l].append(i)
         self.groups = [np.array(by_lang[l]) for l in names]
+        self.one_language = one_language
+        self.group_keys = [len({keys[i] for i in g}) for g in self.groups]
         sizes = np.array([len(g) for g in self.groups], dtype=np.float64)
         weights = sizes ** (1.0 / temperature)
         self.probs = weights / weights.sum()
@@ -220,11 +228,18 @@ class LanguageSampler:
     def next(self, size: int) -> np.ndarray:
         if size > self.n_keys:
             raise ValueError(f"batch of {size} asked from {self.n_keys} distinct examples")
+        if self.one_language and size > min(self.group_keys):
+            small = [f"{n} ({k})" for n, k in zip(self.names, self.group_keys) if k < size]
+            raise ValueError(f"one-language batches of {size} need {size} distinct examples in each language; "
+                             f"fewer in {', '.join(small)}")
         rng = np.random.default_rng([self.seed, self.salt, 104729, self.calls])
         self.calls += 1
         out, seen = [], set()
+        one = rng.choice(len(self.groups), p=self.probs) if self.one_language else None
         while len(out) < size:
-            for g in rng.choice(len(self.groups), size=size - len(out), p=self.probs):
+            picks = np.full(size - len(out), one) if self.one_language else \
+                rng.choice(len(self.groups), size=size - len(out), p=self.probs)
+            for g in picks:
                 i = int(self.groups[g][rng.integers(len(self.groups[g]))])
                 if self.keys[i] not in seen:
                     seen.add(self.keys[i])
@@ -238,14 +253,17 @@ class LanguageSampler:
         self.calls = int(state["calls"])
 
 
-def make_sampler(examples: list[tuple], temperature: float, seed: int, salt: int):
+def make_sampler(examples: list[tuple], temperature: float, seed: int, salt: int, one_language: bool = False):
     """Temperature sampling over the examples' languages (their third field) when
-    temperature > 0, else seeded epochs in order (BatchSampler)."""
+    temperature > 0, each batch of one language with `one_language`, else seeded epochs in
+    order (BatchSampler)."""
+    if one_language and not temperature:
+        raise ValueError("one-language batches are drawn by temperature sampling over languages: give a temperature")
     if not temperature:
         return BatchSampler(len(examples), seed, salt)
     if not examples or len(examples[0]) < 3 or not isinstance(examples[0][2], str):
         raise ValueError("temperature sampling needs examples tagged with their language (l10n or general data)")
-    return LanguageSampler([e[2] for e in examples], [e[1] for e in examples], temperature, seed, salt)
+    return LanguageSampler([e[2] for e in examples], [e[1] for e in examples], temperature, seed, salt, one_language)
 
 
 class BatchSampler:

@@ -31,7 +31,8 @@ class TaskConfig:
     """One task: an objective on one dataset. `data` holds the reader spec (see data.examples)
     and `options` the objective's settings (e.g. scale, margin, hard_negatives). With
     `temperature` > 0 batches are drawn by temperature sampling over the examples' languages
-    (data.examples.LanguageSampler), else in seeded epochs."""
+    (data.examples.LanguageSampler), each batch from one language with `one_language`, else in
+    seeded epochs."""
 
     name: str
     objective: str
@@ -39,6 +40,7 @@ class TaskConfig:
     weight: float = 1.0
     options: dict = field(default_factory=dict)
     temperature: float = 0.0
+    one_language: bool = False
 
 
 @dataclass

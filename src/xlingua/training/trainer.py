@@ -139,7 +139,8 @@ class Trainer(TrainingLoop):
         self.tasks = torch.nn.ModuleList([build_task(t, self.model.dim, config.seed) for t in config.tasks])
         for task in self.tasks:
             task.prepare(self.model, self.out)
-        self.samplers = [make_sampler(t.examples, t.config.temperature, config.seed, salt=i)
+        self.samplers = [make_sampler(t.examples, t.config.temperature, config.seed, salt=i,
+                                     one_language=t.config.one_language)
                          for i, t in enumerate(self.tasks)]
         self.params = [p for p in list(self.model.parameters()) + list(self.tasks.parameters()) if p.requires_grad]
         self.optimizer = torch.optim.AdamW(_param_groups(self.model, self.tasks, config.weight_decay, self.fixed_rows,

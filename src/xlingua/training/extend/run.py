@@ -69,6 +69,7 @@ class ExtendOptions:
     start: str | None = None        # the student's first weights (a model directory); None: the model's own
     sources: list[str] | None = None  # with lowres, the corpus's sources to train on (None = all; dev slices whole)
     general_pairs: bool = False     # with lowres, also the general corpus's pairs of the same languages, and their dev slices
+    one_language_batches: bool = False  # each batch of the new languages' task holds one language
 
 
 def trainable_spec(spec: str) -> str:
@@ -235,7 +236,7 @@ def build_config(opts: ExtendOptions, langs: list[str], pair_files: dict[str, st
     elif in_corpus:
         data.insert(0, {"type": "general", "langs": in_corpus, "pair_files": pair_files, **harakat})
     tasks = [{"name": "new", "objective": "laser3", "data": data, "weight": 1.0 - opts.mix - opts.sts,
-              "temperature": opts.temperature, "options": options}]
+              "temperature": opts.temperature, "one_language": opts.one_language_batches, "options": options}]
     if opts.mix:
         keep = sorted(corpus - set(langs))
         keep_options = options if opts.keep_ranking == 1.0 else {**options, "ranking_weight": opts.keep_ranking}
