@@ -164,8 +164,8 @@ def test_a_ship_into_the_source_tree_says_how_the_model_comes_to_load(models_dir
     assert reinstall_hint(models_dir / "qe-cross") == (
         "qe-cross loads by name from the installed xlingua-models-qe: rebuild and reinstall it to pick this up "
         "(pip install ./packages/xlingua-models-qe, or make setup)")
-    assert reinstall_hint(models_dir / "xlingua-small-v13") == (
-        "no model package ships xlingua-small-v13: add it to one to load it by name (packages/README.md)")
+    assert reinstall_hint(models_dir / "xlingua-small-v14") == (
+        "no model package ships xlingua-small-v14: add it to one to load it by name (packages/README.md)")
     assert reinstall_hint(tmp_path / "runs" / "qe-cross") == ""
 
 

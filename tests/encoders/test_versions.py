@@ -1,5 +1,5 @@
 """xlingua-small is one name with versions: xlingua-small@VERSION pins one, `bundled` is the
-current one, and every name a recorded command used (xlingua-small, -v2 ... -v12) loads what it
+current one, and every name a recorded command used (xlingua-small, -v2 ... -v13) loads what it
 loaded before."""
 from __future__ import annotations
 
@@ -17,7 +17,8 @@ RECORDED = {"xlingua-small": "xlingua-small", "xlingua-small-v2": "xlingua-small
             "xlingua-small-v6": "xlingua-small-v6", "xlingua-small-v7": "xlingua-small-v7",
             "xlingua-small-v8": "xlingua-small-v8", "xlingua-small-v9": "xlingua-small-v9",
             "xlingua-small-v10": "xlingua-small-v10", "xlingua-small-v11": "xlingua-small-v11",
-            "xlingua-small-v12": "xlingua-small-v12", "bundled": "xlingua-small-v12"}
+            "xlingua-small-v12": "xlingua-small-v12", "xlingua-small-v13": "xlingua-small-v13",
+            "bundled": "xlingua-small-v13"}
 
 
 @pytest.fixture
@@ -36,7 +37,7 @@ def test_every_recorded_name_loads_the_model_it_loaded(built):
 
 
 def test_a_pinned_version_loads_its_model_under_the_name_that_pins_it(built):
-    assert list(SMALL_VERSIONS) == ["v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11", "v12"]
+    assert list(SMALL_VERSIONS) == ["v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10", "v11", "v12", "v13"]
     for version, model in SMALL_VERSIONS.items():
         assert load_encoder(f"xlingua-small@{version}:torch") == ("torch", model, f"xlingua-small@{version}")
         assert load_encoder(f"xlingua-small@{version}:ct2")[1:] == (model, f"xlingua-small@{version}")
@@ -44,14 +45,14 @@ def test_a_pinned_version_loads_its_model_under_the_name_that_pins_it(built):
 
 
 def test_the_current_version_is_the_default(built):
-    assert loading.current_version() == "v12"
-    assert load_encoder("bundled:torch")[1] == load_encoder("xlingua-small@v12:torch")[1] == loading.BUNDLED
+    assert loading.current_version() == "v13"
+    assert load_encoder("bundled:torch")[1] == load_encoder("xlingua-small@v13:torch")[1] == loading.BUNDLED
 
 
 def test_an_unknown_version_is_refused_naming_the_versions(built):
-    with pytest.raises(ValueError, match=r"^xlingua-small@v13: xlingua-small has no version 'v13'; its versions are "
-                                         r"v1, v2, v3, v4, v5, v6, v7, v8, v9, v10, v11, v12 \(current: v12\)$"):
-        load_encoder("xlingua-small@v13")
+    with pytest.raises(ValueError, match=r"^xlingua-small@v14: xlingua-small has no version 'v14'; its versions are "
+                                         r"v1, v2, v3, v4, v5, v6, v7, v8, v9, v10, v11, v12, v13 \(current: v13\)$"):
+        load_encoder("xlingua-small@v14")
     with pytest.raises(ValueError, match="unknown engine 'nope'; xlingua-small@v2 runs as xlingua-small@v2:bf16"):
         load_encoder("xlingua-small@v2:nope")
 
