@@ -94,6 +94,9 @@ def test_a_checkpoint_from_before_a_setting_existed_resumes(tmp_path):
     now = base_config("m", tmp_path, tasks("pairs.tsv")).to_dict()
     old = {k: v for k, v in now.items() if k not in ("freeze_rows", "max_minutes")}
     old["eval"] = {k: v for k, v in now["eval"].items() if k != "pair_files"}
+    old["tasks"] = [{k: v for k, v in t.items() if k != "one_language"} for t in now["tasks"]]
     assert config_changes(old, now) == {}  # they ran at the defaults
+    one = {**now, "tasks": [{**t, "one_language": True} for t in now["tasks"]]}
+    assert list(config_changes(old, one)) == ["tasks"]  # a task setting that differs is still refused
     assert config_changes(old, {**now, "freeze_rows": {"word_embeddings": 3}}) == \
         {"freeze_rows": ({}, {"word_embeddings": 3})}

@@ -26,7 +26,7 @@ from xlingua.data.examples import make_sampler
 from xlingua.io import atomic_open
 from xlingua.objectives import distributed as ddp
 from xlingua.training.checkpoint import CHECKPOINT, changed_settings
-from xlingua.training.config import EvalConfig, TrainConfig
+from xlingua.training.config import EvalConfig, TaskConfig, TrainConfig
 from xlingua.training.evaluate import dev_evaluators
 from xlingua.training.loop import LOG, LoopSettings, TrainingLoop
 from xlingua.training.model import SentenceModel
@@ -50,8 +50,11 @@ def config_changes(old: dict, new: dict) -> dict[str, tuple]:
 
 
 def _recorded(old: dict) -> dict:
+    """`old` with the defaults of settings added to the eval block and to each task after it was written."""
     if isinstance(old.get("eval"), dict):
-        return {**old, "eval": {**_defaults(EvalConfig), **old["eval"]}}
+        old = {**old, "eval": {**_defaults(EvalConfig), **old["eval"]}}
+    if isinstance(old.get("tasks"), list):
+        old = {**old, "tasks": [{**_defaults(TaskConfig), **t} if isinstance(t, dict) else t for t in old["tasks"]]}
     return old
 
 
