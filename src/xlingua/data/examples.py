@@ -214,7 +214,8 @@ class LanguageSampler:
             by_lang[l].append(i)
         self.groups = [np.array(by_lang[l]) for l in names]
         self.one_language = one_language
-        self.group_keys = [len({keys[i] for i in g}) for g in self.groups]
+        # distinct keys per language, which a one-language batch is drawn from (mixed batches need only n_keys)
+        self.group_keys = [len({keys[i] for i in g}) for g in self.groups] if one_language else None
         sizes = np.array([len(g) for g in self.groups], dtype=np.float64)
         weights = sizes ** (1.0 / temperature)
         self.probs = weights / weights.sum()
